@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# hicn.ko and psock.ko, built out of tree, with their userspace and tests.
+#
+#   make                  modules (W=1) + userspace + selftests
+#   sudo make install     install the modules for the running kernel, the
+#                         uapi headers and the userspace library
+#   make check            set-up, build, every selftest in a VM per kernel
+#                         (KERNELS="6.1 6.12" SUITES="hicn psock" narrow it)
+#   make demo             set-up, build, boot a VM and run the demo
+#   make bench            set-up, build, run bench/ in a VM
+#   make style            checkpatch.pl --strict over our C files
+#   make sparse           sparse (C=2) over the modules
+#
+# KDIR selects the kernel to build against.  Default: the running kernel's
+# build directory when it exists, otherwise every installed kernel under
+# /lib/modules.  Each kernel's objects go to .cache/build/<release>/ so
+# several kernels can be built side by side.
+
+TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+CACHE	?= $(TOP)/.cache
+BUILD	:= $(CACHE)/build
+KSRC	:= $(CACHE)/ksrc
+PREFIX	?= /usr/local
+
+ifneq ($(origin KDIR),undefined)
+KDIRS	:= $(KDIR)
+else ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
+KDIRS	:= /lib/modules/$(shell uname -r)/build
+else
+KDIRS	:= $(wildcard /lib/modules/*/build)
+endif
+
+# Release string of a kernel build directory: /lib/modules/<rel>/build
+# names it; any other tree carries it in include/config/kernel.release.
+krel = $$(case $(1) in /lib/modules/*/build) basename $$(dirname $(1));; \
+	*) cat $(1)/include/config/kernel.release;; esac)
+
+MOD_SRC	:= Kbuild net include
+KBUILD_FLAGS := W=1 $(if $(WERROR),KCFLAGS=-Werror)
+
+SELFTESTS := tools/testing/selftests/net/lib \
+	     tools/testing/selftests/net/hicn \
+	     tools/testing/selftests/net/psock
+USERSPACE := userspace bench
+
+export TOP KSRC
+
+.PHONY: all modules userspace selftests install uninstall clean \
+	setup check demo bench style sparse
+
+all: modules userspace selftests
+
+modules:
+	@test -n "$(strip $(KDIRS))" || \
+		{ echo "no kernel build directory; run tools/testing/vm/setup.sh or set KDIR" >&2; exit 1; }
+	@set -e; for k in $(KDIRS); do \
+		rel=$(call krel,$$k); out=$(BUILD)/$$rel; \
+		mkdir -p $$out; cp -a $(MOD_SRC) $$out/; \
+		echo "  MODULES  $$rel"; \
+		$(MAKE) -s -C $$k M=$$out $(KBUILD_FLAGS) modules; \
+	done
+
+userspace:
+	@set -e; for d in $(USERSPACE); do $(MAKE) -s -C $$d; done
+
+selftests: userspace
+	@test -f $(KSRC)/tools/testing/selftests/kselftest_harness.h || \
+		{ echo "kselftest_harness.h missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
+	@set -e; for d in $(SELFTESTS); do $(MAKE) -s -C $$d; done
+
+install: modules userspace
+	@set -e; for k in $(KDIRS); do \
+		rel=$(call krel,$$k); \
+		$(MAKE) -s -C $$k M=$(BUILD)/$$rel INSTALL_MOD_DIR=extra modules_install; \
+		depmod -a $$rel; \
+	done
+	install -d $(DESTDIR)$(PREFIX)/include/linux
+	install -m 0644 include/uapi/linux/hicn.h include/uapi/linux/psock.h \
+		$(DESTDIR)$(PREFIX)/include/linux/
+	$(MAKE) -s -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+uninstall:
+	@set -e; for k in $(KDIRS); do \
+		rel=$(call krel,$$k); \
+		rm -f /lib/modules/$$rel/extra/hicn.ko /lib/modules/$$rel/extra/psock.ko; \
+		depmod -a $$rel; \
+	done
+	rm -f $(DESTDIR)$(PREFIX)/include/linux/hicn.h $(DESTDIR)$(PREFIX)/include/linux/psock.h
+	$(MAKE) -s -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+clean:
+	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/logs
+	@set -e; for d in $(USERSPACE) $(SELFTESTS); do $(MAKE) -s -C $$d clean; done
+
+setup:
+	@tools/testing/vm/setup.sh
+
+# The VM targets build for every installed Debian kernel, warnings as errors.
+VM_BUILD = $(MAKE) -s setup && $(MAKE) -s WERROR=1 modules selftests
+
+check:
+	@$(VM_BUILD)
+	@tools/testing/vm/run.sh check
+
+demo:
+	@$(VM_BUILD)
+	@tools/testing/vm/run.sh demo
+
+bench:
+	@$(VM_BUILD)
+	@tools/testing/vm/run.sh bench
+
+CHECKPATCH_FILES = $(shell git -C $(TOP) ls-files -- 'net/*.[ch]' 'include/*.h' \
+	'userspace/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]')
+
+style:
+	@test -x $(KSRC)/scripts/checkpatch.pl || \
+		{ echo "checkpatch.pl missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
+	@$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
+		-f $(CHECKPATCH_FILES) | grep -v '^total: 0 errors, 0 warnings, 0 checks' \
+		| { ! grep . ; } && echo "style: clean ($(words $(CHECKPATCH_FILES)) files)"
+
+sparse:
+	@set -e; for k in $(KDIRS); do \
+		rel=$(call krel,$$k); out=$(BUILD)/$$rel; \
+		mkdir -p $$out; cp -a $(MOD_SRC) $$out/; \
+		echo "  SPARSE   $$rel"; \
+		$(MAKE) -s -C $$k M=$$out W=1 C=2 modules 2>&1 | tee $$out/sparse.log; \
+		! grep -E 'warning|error' $$out/sparse.log; \
+	done

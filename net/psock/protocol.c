@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IPPROTO_PSOCK: one TCP-like byte stream striped over N kernel TCP subflows.
+ *
+ * Design
+ * ------
+ * socket(AF_INET or AF_INET6, SOCK_STREAM, IPPROTO_PSOCK) reaches this
+ * module through inet_protosw / inet6_protosw entries, as MPTCP does.  The
+ * socket the application holds (struct pstripe_sock) owns the TCP subflows
+ * that carry its bytes; on the wire only TCP is seen, so IPPROTO_PSOCK never
+ * leaves the host.  The module is autoloaded by socket() through the
+ * net-pf-2/10-proto-259 aliases.
+ *
+ * The data path (control subflow, negotiation, drivers) is not built yet;
+ * the operations that need it return -EOPNOTSUPP.
+ *
+ * Lock order
+ * ----------
+ *   lock_sock(pstripe socket)  ->  lock_sock(subflow)
+ *
+ * References
+ * ----------
+ * Every socket holds this module through its struct proto (sk_alloc() takes
+ * proto.owner) and ops table, so rmmod is refused while one is open.  The
+ * per-netns socket count in /proc/net/protocols ("PSOCK", "PSOCKv6") goes up
+ * in ->init and down in ->destroy.
+ */
+
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <net/inet_common.h>
+#include <net/ipv6.h>
+#include <net/protocol.h>
+#include <net/sock.h>
+#include <net/transp_v6.h>
+
+#include "protocol.h"
+
+static int pstripe_init_sock(struct sock *sk)
+{
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
+	return 0;
+}
+
+static void pstripe_destroy(struct sock *sk)
+{
+	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+}
+
+/*
+ * The PSOCK socket itself is never in a lookup table: its subflows are the
+ * TCP sockets the stack finds.  sk_common_release() still calls ->unhash.
+ */
+static int pstripe_hash(struct sock *sk)
+{
+	return 0;
+}
+
+static void pstripe_unhash(struct sock *sk)
+{
+}
+
+static void pstripe_close(struct sock *sk, long timeout)
+{
+	sk_common_release(sk);
+}
+
+/* No SOL_PSOCK option exists yet. */
+static int pstripe_setsockopt(struct sock *sk, int level, int optname,
+			      sockptr_t optval, unsigned int optlen)
+{
+	return -ENOPROTOOPT;
+}
+
+static int pstripe_getsockopt(struct sock *sk, int level, int optname,
+			      char __user *optval, int __user *optlen)
+{
+	return -ENOPROTOOPT;
+}
+
+/* An unconnected stream socket polls as TCP's does: writable and hung up. */
+static __poll_t pstripe_poll(struct file *file, struct socket *sock,
+			     poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (sk->sk_state == TCP_CLOSE)
+		mask |= EPOLLHUP | EPOLLOUT | EPOLLWRNORM;
+	if (sk->sk_err)
+		mask |= EPOLLERR;
+	return mask;
+}
+
+static struct proto pstripe_prot = {
+	.name		= "PSOCK",
+	.owner		= THIS_MODULE,
+	.init		= pstripe_init_sock,
+	.destroy	= pstripe_destroy,
+	.close		= pstripe_close,
+	.hash		= pstripe_hash,
+	.unhash		= pstripe_unhash,
+	.setsockopt	= pstripe_setsockopt,
+	.getsockopt	= pstripe_getsockopt,
+	.obj_size	= sizeof(struct pstripe_sock),
+};
+
+static const struct proto_ops pstripe_stream_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= inet_release,
+	.bind		= sock_no_bind,
+	.connect	= sock_no_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet_getname,
+	.poll		= pstripe_poll,
+	.ioctl		= inet_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= sock_no_sendmsg,
+	.recvmsg	= sock_no_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static struct inet_protosw pstripe_protosw = {
+	.type		= SOCK_STREAM,
+	.protocol	= IPPROTO_PSOCK,
+	.prot		= &pstripe_prot,
+	.ops		= &pstripe_stream_ops,
+};
+
+#if IS_ENABLED(CONFIG_IPV6)
+static struct proto pstripe6_prot = {
+	.name		= "PSOCKv6",
+	.owner		= THIS_MODULE,
+	.init		= pstripe_init_sock,
+	.destroy	= pstripe_destroy,
+	.close		= pstripe_close,
+	.hash		= pstripe_hash,
+	.unhash		= pstripe_unhash,
+	.setsockopt	= pstripe_setsockopt,
+	.getsockopt	= pstripe_getsockopt,
+	.obj_size	= sizeof(struct pstripe6_sock),
+#ifdef PSTRIPE_HAVE_PINFO_OFFSET
+	.ipv6_pinfo_offset = offsetof(struct pstripe6_sock, np),
+#endif
+};
+
+static const struct proto_ops pstripe6_stream_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= inet6_release,
+	.bind		= sock_no_bind,
+	.connect	= sock_no_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet6_getname,
+	.poll		= pstripe_poll,
+	.ioctl		= inet6_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= sock_no_sendmsg,
+	.recvmsg	= sock_no_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static struct inet_protosw pstripe6_protosw = {
+	.type		= SOCK_STREAM,
+	.protocol	= IPPROTO_PSOCK,
+	.prot		= &pstripe6_prot,
+	.ops		= &pstripe6_stream_ops,
+};
+
+static int __init pstripe6_init(void)
+{
+	int err;
+
+	/* 6.1 finds ipv6_pinfo at the end of the object. */
+	BUILD_BUG_ON(offsetof(struct pstripe6_sock, np) +
+		     sizeof(struct ipv6_pinfo) != sizeof(struct pstripe6_sock));
+
+	err = proto_register(&pstripe6_prot, 1);
+	if (err)
+		return err;
+
+	err = inet6_register_protosw(&pstripe6_protosw);
+	if (err) {
+		proto_unregister(&pstripe6_prot);
+		return err;
+	}
+	return 0;
+}
+
+static void pstripe6_exit(void)
+{
+	inet6_unregister_protosw(&pstripe6_protosw);
+	proto_unregister(&pstripe6_prot);
+}
+#else
+static int __init pstripe6_init(void) { return 0; }
+static void pstripe6_exit(void) { }
+#endif
+
+static int __init pstripe_init(void)
+{
+	int err;
+
+	err = proto_register(&pstripe_prot, 1);
+	if (err) {
+		pr_err("proto_register failed: %d\n", err);
+		return err;
+	}
+	inet_register_protosw(&pstripe_protosw);
+
+	err = pstripe6_init();
+	if (err) {
+		pr_err("IPv6 registration failed: %d\n", err);
+		goto err_inet;
+	}
+
+	pr_info("registered IPPROTO_PSOCK (%d)\n", IPPROTO_PSOCK);
+	return 0;
+
+err_inet:
+	inet_unregister_protosw(&pstripe_protosw);
+	proto_unregister(&pstripe_prot);
+	return err;
+}
+
+static void __exit pstripe_exit(void)
+{
+	pstripe6_exit();
+	inet_unregister_protosw(&pstripe_protosw);
+	proto_unregister(&pstripe_prot);
+}
+
+module_init(pstripe_init);
+module_exit(pstripe_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("IPPROTO_PSOCK: one byte stream striped over TCP subflows");
+/* inet_create() and inet6_create() ask for these; 1 is SOCK_STREAM. */
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_PSOCK, 1);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_PSOCK, 1);
+MODULE_ALIAS_NET_PF_PROTO(PF_INET, IPPROTO_PSOCK);
+MODULE_ALIAS_NET_PF_PROTO(PF_INET6, IPPROTO_PSOCK);

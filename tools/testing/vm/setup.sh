@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One-time, idempotent set-up of a Debian 12 machine for building and testing
+# the modules: compilers, Debian's 6.1 and newest 6.12 kernels (image and
+# headers), QEMU, virtme-ng, libnl, iproute2, sparse and linux-source-6.12,
+# from which the kselftest harness and checkpatch are extracted into the
+# ignored cache folder.  Runs as root, or through sudo otherwise.
+#
+# Usage: tools/testing/vm/setup.sh [--quiet]
+
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+CACHE=${HICN_CACHE:-$TOP/.cache}
+QUIET=${1:-}
+
+say() { [ "$QUIET" = --quiet ] || echo "setup: $*"; }
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || { echo "setup: need root or sudo" >&2; exit 1; }
+	SUDO=sudo
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
+      qemu-system-x86 busybox-static python3 python3-venv python3-pip
+      libnl-3-dev libnl-genl-3-dev iproute2 iputils-ping sparse
+      linux-image-amd64 linux-headers-amd64 linux-source-6.12
+      netcat-openbsd ethtool nftables iptables procps xz-utils zstd"
+
+missing() {
+	local p out=
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || out="$out $p"
+	done
+	echo "$out"
+}
+
+apt_updated=
+apt_update() {
+	[ -n "$apt_updated" ] && return
+	say "apt-get update"
+	$SUDO apt-get update -qq
+	apt_updated=1
+}
+
+# The newest Debian 6.12 kernel flavour for bookworm (from bookworm-security).
+k612_image() {
+	apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' |
+		awk '{print $1}' | sort -V | tail -n1
+}
+
+todo=$(missing $PKGS)
+k612=$(k612_image || true)
+if [ -z "$k612" ]; then
+	apt_update
+	k612=$(k612_image)
+fi
+[ -n "$k612" ] || { echo "setup: no linux-image-6.12.*+deb12-amd64 in apt" >&2; exit 1; }
+k612_headers=${k612/linux-image-/linux-headers-}
+todo="$todo$(missing "$k612" "$k612_headers")"
+
+if [ -n "${todo// /}" ]; then
+	apt_update
+	say "installing:$todo"
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $todo >/dev/null
+fi
+
+mkdir -p "$CACHE"
+
+# virtme-ng from PyPI, in a private venv (Debian's pip refuses system installs).
+VENV=$CACHE/venv
+if [ ! -x "$VENV/bin/vng" ]; then
+	say "installing virtme-ng into $VENV"
+	py=/usr/bin/python3
+	[ -x "$py" ] || py=python3
+	rm -rf "$VENV"
+	"$py" -m venv "$VENV"
+	"$VENV/bin/pip" install -q --disable-pip-version-check 'virtme-ng==1.33'
+fi
+
+# Files from the kernel tree that the build needs, extracted from Debian's
+# linux-source-6.12 into the ignored cache.  Never committed.
+KSRC=$CACHE/ksrc
+stamp=$KSRC/.extracted
+tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | sort -V | tail -n1)
+[ -n "$tarball" ] || { echo "setup: linux-source-6.12 tarball missing" >&2; exit 1; }
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$tarball" ]; then
+	say "extracting kselftest harness and checkpatch from $tarball"
+	rm -rf "$KSRC.tmp"
+	mkdir -p "$KSRC.tmp"
+	tar -xf "$tarball" -C "$KSRC.tmp" --strip-components=1 --wildcards \
+		'*/tools/testing/selftests/kselftest_harness.h' \
+		'*/tools/testing/selftests/kselftest.h' \
+		'*/scripts/checkpatch.pl' \
+		'*/scripts/spelling.txt' \
+		'*/scripts/const_structs.checkpatch'
+	echo "$tarball" > "$KSRC.tmp/.extracted"
+	rm -rf "$KSRC"
+	mv "$KSRC.tmp" "$KSRC"
+fi
+
+say "done"
