@@ -19,6 +19,8 @@
 
 #include "libhicn.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 struct case_ {
 	const char *name;
 	int family, type, protocol;
@@ -71,7 +73,7 @@ int main(int argc, char **argv)
 	printf("| %-18s | %-10s | %12s | %12s | %6s |\n", "ours", "peer",
 	       "ours ops/s", "peer ops/s", "ratio");
 	printf("|--------------------|------------|--------------|--------------|--------|\n");
-	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(pairs); i++) {
 		/* Warm both paths, then measure them back to back. */
 		double ours, peer;
 

@@ -15,6 +15,8 @@
 
 #include "libhicn.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 struct kind {
 	const char *what;
 	int family, type, protocol;
@@ -65,11 +67,11 @@ int main(void)
 		{ "AF_INET  STREAM IPPROTO_PSOCK", AF_INET, SOCK_STREAM, IPPROTO_PSOCK },
 		{ "AF_INET6 STREAM IPPROTO_PSOCK", AF_INET6, SOCK_STREAM, IPPROTO_PSOCK },
 	};
-	int fds[sizeof(kinds) / sizeof(kinds[0])];
+	int fds[ARRAY_SIZE(kinds)];
 	unsigned int i, bad = 0;
 
 	printf("AF_HICN is family %d (%s)\n\n", af, HICN_FAMILY_PARAM);
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
 		fds[i] = socket(kinds[i].family, kinds[i].type, kinds[i].protocol);
 		if (fds[i] < 0) {
 			printf("%s  socket() failed: %s\n", kinds[i].what,
@@ -87,7 +89,7 @@ int main(void)
 	printf("\n/proc/net/protocols (sockets in the third column):\n");
 	cat("/proc/net/protocols", protos);
 
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	printf("\nclosed; /proc/net/protocols now:\n");

@@ -54,21 +54,17 @@ short_name() {
 
 KERNELS=${KERNELS:-6.1 6.12}
 
-# KVM only where it really works: probe once, fall back to TCG.
-accel_opts() {
+# KVM only where it really works: probe once (VM_ACCEL), fall back to TCG.
+probe_accel() {
 	local rel=$1 out
-	[ -n "${VM_ACCEL:-}" ] && { echo "$VM_ACCEL"; return; }
-	if [ -w /dev/kvm ]; then
-		out=$(timeout 60 vng --no-virtme-ng-init -r "/boot/vmlinuz-$rel" \
-			--user root --exec 'echo KVM-PROBE-OK' </dev/null 2>&1)
-		if printf '%s' "$out" | grep -q KVM-PROBE-OK; then
-			VM_ACCEL=" "
-			echo " "
-			return
-		fi
+	[ -n "${VM_ACCEL+set}" ] && return
+	VM_ACCEL=--disable-kvm
+	[ -w /dev/kvm ] || return
+	out=$(timeout 60 vng --no-virtme-ng-init -r "/boot/vmlinuz-$rel" \
+		--user root --exec 'echo KVM-PROBE-OK' </dev/null 2>&1)
+	if printf '%s' "$out" | grep -q KVM-PROBE-OK; then
+		VM_ACCEL=
 	fi
-	VM_ACCEL="--disable-kvm"
-	echo "--disable-kvm"
 }
 
 total_pass=0
@@ -93,7 +89,8 @@ for k in $KERNELS; do
 	rm -rf "$res"
 	mkdir -p "$res" "$CACHE/logs"
 	log=$CACHE/logs/$rel.$MODE.console.log
-	accel=$(accel_opts "$rel")
+	probe_accel "$rel"
+	accel=$VM_ACCEL
 
 	case $accel in
 	*disable-kvm*) how=TCG ;;

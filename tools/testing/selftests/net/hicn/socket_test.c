@@ -211,7 +211,7 @@ TEST(bad_types_give_esocktnosupport)
 	int family = hicn_family();
 	unsigned int i;
 
-	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
 		EXPECT_EQ(-1, socket(family, types[i], 0))
 			TH_LOG("type %d accepted", types[i]);
 		EXPECT_EQ(ESOCKTNOSUPPORT, errno) TH_LOG("type %d", types[i]);
@@ -233,7 +233,7 @@ TEST(bad_protocols_give_eprotonosupport)
 	int family = hicn_family();
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-1, socket(family, bad[i].type, bad[i].protocol))
 			TH_LOG("type %d protocol %d accepted", bad[i].type,
 			       bad[i].protocol);

@@ -21,6 +21,8 @@
 
 #include "libhicn.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static const struct {
 	const char *name;
 	int value;
@@ -42,7 +44,7 @@ static int parse(const char *s)
 
 	if (!strcmp(s, "hicn"))
 		return hicn_family();
-	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(words); i++)
 		if (!strcmp(s, words[i].name))
 			return words[i].value;
 	v = strtol(s, &end, 0);

@@ -6,6 +6,7 @@
 #define _SELFTEST_TEST_UTIL_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -49,15 +50,14 @@ static inline unsigned long sock_inode(int fd)
 static inline int proc_find_inode(const char *path, unsigned long inode,
 				  char *buf, size_t len)
 {
-	char line[512];
-	unsigned long ino;
+	char line[512], *end;
 	int found = 0;
 	FILE *f = fopen(path, "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lu", &ino) == 1 && ino == inode) {
+		if (strtoul(line, &end, 10) == inode && end != line) {
 			snprintf(buf, len, "%s", line);
 			found = 1;
 			break;

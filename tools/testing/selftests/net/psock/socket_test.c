@@ -182,11 +182,11 @@ TEST(bad_combinations)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		EXPECT_EQ(-1, socket(bad[i].family, bad[i].type, bad[i].protocol))
 			TH_LOG("case %u accepted", i);
-		EXPECT_EQ(bad[i].err, errno) TH_LOG("case %u: %s", i,
-						     strerror(errno));
+		EXPECT_EQ(bad[i].err, errno)
+			TH_LOG("case %u: %s", i, strerror(errno));
 	}
 }
 
