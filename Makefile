@@ -5,8 +5,12 @@
 #   make                  modules (W=1) + userspace + selftests
 #   sudo make install     install the modules for the running kernel, the
 #                         uapi headers and the userspace library
-#   make check            set-up, build, every selftest in a VM per kernel
-#                         (KERNELS="6.1 6.12" SUITES="hicn psock" narrow it)
+#   make check            set-up, build, every selftest in a VM per kernel:
+#                         Debian 6.1, Debian 6.12 and the debug kernel
+#                         (KERNELS="6.1 6.12 6.12-debug" SUITES="hicn psock"
+#                         narrow it)
+#   make check-harness    the harness's own self-test: deliberately leaking
+#                         and use-after-free builds must turn a run red
 #   make demo             set-up, build, boot a VM and run the demo
 #   make bench            set-up, build, run bench/ in a VM
 #   make style            checkpatch.pl --strict over our C files
@@ -14,12 +18,14 @@
 #
 # KDIR selects the kernel to build against.  Default: the running kernel's
 # build directory when it exists, otherwise every installed kernel under
-# /lib/modules.  Each kernel's objects go to .cache/build/<release>/ so
-# several kernels can be built side by side.
+# /lib/modules plus the debug kernel when it has been built.  Each kernel's
+# objects go to .cache/build/<release>/ so several kernels can be built side
+# by side.
 
 TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 CACHE	?= $(TOP)/.cache
-BUILD	:= $(CACHE)/build
+BUILD	?= $(CACHE)/build
+DEBUG_KDIR := $(CACHE)/debug-kernel/current
 KSRC	:= $(CACHE)/ksrc
 PREFIX	?= /usr/local
 
@@ -28,8 +34,13 @@ KDIRS	:= $(KDIR)
 else ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
 KDIRS	:= /lib/modules/$(shell uname -r)/build
 else
-KDIRS	:= $(wildcard /lib/modules/*/build)
+KDIRS	:= $(wildcard /lib/modules/*/build) \
+	   $(if $(wildcard $(DEBUG_KDIR)/Module.symvers),$(DEBUG_KDIR))
 endif
+
+# Targets of the VM runs: "make check" covers the debug kernel too.
+CHECK_KERNELS	?= 6.1 6.12 6.12-debug
+KERNELS		?= $(CHECK_KERNELS)
 
 # Release string of a kernel build directory: /lib/modules/<rel>/build
 # names it; any other tree carries it in include/config/kernel.release.
@@ -37,17 +48,18 @@ krel = $$(case $(1) in /lib/modules/*/build) basename $$(dirname $(1));; \
 	*) cat $(1)/include/config/kernel.release;; esac)
 
 MOD_SRC	:= Kbuild net include
-KBUILD_FLAGS := W=1 $(if $(WERROR),KCFLAGS=-Werror)
+KBUILD_FLAGS := W=1 $(if $(WERROR),KCFLAGS=-Werror) \
+		$(if $(HICN_FAULT),HICN_FAULT=$(HICN_FAULT))
 
 SELFTESTS := tools/testing/selftests/net/lib \
 	     tools/testing/selftests/net/hicn \
 	     tools/testing/selftests/net/psock
 USERSPACE := userspace bench
 
-export TOP KSRC
+export TOP KSRC KERNELS
 
 .PHONY: all modules userspace selftests install uninstall clean \
-	setup check demo bench style sparse
+	setup debug-kernel check check-harness demo bench style sparse
 
 all: modules userspace selftests
 
@@ -96,17 +108,30 @@ clean:
 setup:
 	@tools/testing/vm/setup.sh
 
-# The VM targets build for every installed Debian kernel, warnings as errors.
-VM_BUILD = $(MAKE) -s setup && $(MAKE) -s WERROR=1 modules selftests
+# Built once, cached by linux-source version and debug.config.
+debug-kernel: setup
+	@tools/testing/vm/debug-kernel.sh >/dev/null
+
+# The VM targets build for every installed kernel, warnings as errors; the
+# debug kernel is built first when a target asks for it.
+VM_BUILD = $(MAKE) -s setup && \
+	{ case " $(KERNELS) " in *-debug*) $(MAKE) -s debug-kernel;; esac; } && \
+	$(MAKE) -s WERROR=1 modules selftests
 
 check:
 	@$(VM_BUILD)
 	@tools/testing/vm/run.sh check
 
+check-harness:
+	@$(MAKE) -s KERNELS=6.12-debug setup debug-kernel
+	@tools/testing/vm/selftest.sh
+
+demo: KERNELS = 6.12
 demo:
 	@$(VM_BUILD)
 	@tools/testing/vm/run.sh demo
 
+bench: KERNELS = 6.12
 bench:
 	@$(VM_BUILD)
 	@tools/testing/vm/run.sh bench

@@ -220,6 +220,7 @@ static int hicn_create(struct net *net, struct socket *sock, int protocol,
 
 	hicn_pernet_link(hicn_sk(sk));
 	sock_prot_inuse_add(net, &hicn_proto, 1);
+	hicn_fault_inject();
 	return 0;
 }
 

@@ -52,6 +52,15 @@ void hicn_pernet_unlink(struct hicn_sock *hs);
 int hicn_pernet_init(void);
 void hicn_pernet_exit(void);
 
+/* fault.c: deliberate bugs for the harness self-test (HICN_FAULT=...) */
+#ifdef HICN_FAULT_INJECT
+void hicn_fault_inject(void);
+#else
+static inline void hicn_fault_inject(void)
+{
+}
+#endif
+
 /* proc.c */
 int hicn_proc_init_net(struct net *net);
 void hicn_proc_exit_net(struct net *net);

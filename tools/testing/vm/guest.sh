@@ -3,11 +3,13 @@
 #
 # Runs inside the VM (as root), started by run.sh:
 #
-#   guest.sh MODE RELEASE RESULTS_DIR [SUITES]
+#   guest.sh MODE RELEASE RESULTS_DIR [SUITES] [MODBUILD]
 #
 # Loads hicn.ko and psock.ko with insmod, runs the job of MODE, then checks
 # that the sockets are all gone (/proc/net/protocols), that both modules
 # unload, and that the kernel log holds no warning, oops or leak report.
+# Where the kernel has kmemleak (the debug kernel), the leaks found once the
+# modules are unloaded fail the run too.
 # Everything is reported as TAP on stdout; the counts go to RESULTS_DIR
 # (passed, failed), the kernel log to RESULTS_DIR/dmesg.txt, and the file
 # RESULTS_DIR/done is written last: run.sh fails a kernel without it.
@@ -20,7 +22,8 @@ RES=$3
 SUITES=${4:-}
 
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
-BUILD=$TOP/.cache/build/$REL
+BUILD=${5:-$TOP/.cache/build}/$REL
+KMEMLEAK=/sys/kernel/debug/kmemleak
 SELFTESTS=$TOP/tools/testing/selftests/net
 ALL_SUITES="hicn psock"
 
@@ -34,7 +37,7 @@ BAD_LOG+='|Call Trace:|unreferenced object|UBSAN|KASAN|INFO: task .* blocked'
 BAD_LOG+='|soft lockup|hard LOCKUP|rcu_.*stall|Slab cache still has objects'
 BAD_LOG+='|possible circular locking|inconsistent lock state'
 BAD_LOG+='|suspicious RCU usage|sleeping function called|list_add corruption'
-BAD_LOG+='|list_del corruption|cut here'
+BAD_LOG+='|list_del corruption|cut here|suspected memory leak'
 
 passed=0
 failed=0
@@ -124,10 +127,38 @@ check_kernel_log() {
 	dmesg > "$RES/dmesg.txt"
 	if grep -q -E "$BAD_LOG" "$RES/dmesg.txt"; then
 		result 1 "kernel log: no warning, oops or leak report"
-		echo "# first report:"
+		echo "# reports ($(grep -c -E "$BAD_LOG" "$RES/dmesg.txt") lines; all in dmesg.txt):"
+		grep -E "$BAD_LOG" "$RES/dmesg.txt" | head -n 20 | sed 's/^/#   /'
+		echo "# first report in full:"
 		grep -m1 -B2 -A40 -E "$BAD_LOG" "$RES/dmesg.txt" | sed 's/^/#   /'
 	else
 		result 0 "kernel log: no warning, oops or leak report"
+	fi
+}
+
+# kmemleak: forget what the boot left, so only what happens from here on
+# can be reported.
+kmemleak_start() {
+	[ -e /sys/kernel/debug/kmemleak ] ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+	[ -w "$KMEMLEAK" ] && echo clear > "$KMEMLEAK"
+}
+
+# After the modules are gone: two scans (an object must be older than 5 s
+# and seen unreferenced), then every report fails the run.
+kmemleak_check() {
+	[ -w "$KMEMLEAK" ] || return 0
+	sleep 6
+	echo scan > "$KMEMLEAK"
+	sleep 6
+	echo scan > "$KMEMLEAK"
+	cat "$KMEMLEAK" > "$RES/kmemleak.txt"
+	if [ -s "$RES/kmemleak.txt" ]; then
+		result 1 "kmemleak: no leak ($(grep -c '^unreferenced object' "$RES/kmemleak.txt") reported)"
+		echo "# first report:"
+		head -n 40 "$RES/kmemleak.txt" | sed 's/^/#   /'
+	else
+		result 0 "kmemleak: no leak"
 	fi
 }
 
@@ -138,6 +169,7 @@ dmesg > "$RES/dmesg.boot.txt"
 dmesg -C
 sysctl -qw kernel.panic_on_warn=0 2>/dev/null
 ip link set lo up
+kmemleak_start
 
 insmod "$HICN_KO"; result $? "insmod hicn.ko"
 insmod "$PSOCK_KO"; result $? "insmod psock.ko"
@@ -166,6 +198,7 @@ for p in HICN PSOCK PSOCKv6; do
 done
 rmmod psock; result $? "rmmod psock"
 rmmod hicn; result $? "rmmod hicn"
+kmemleak_check
 check_kernel_log
 
 echo "1..$n"

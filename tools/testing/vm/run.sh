@@ -8,13 +8,17 @@
 #   run.sh bench   everything under bench/
 #
 # Environment:
-#   KERNELS   target kernels, short ("6.1 6.12") or full release names;
-#             default: every Debian 6.1 and 6.12 kernel installed (newest of
-#             each series)
+#   KERNELS   target kernels: "6.1", "6.12" (the newest Debian kernel of the
+#             series in /boot), "6.12-debug" (the debug kernel of
+#             debug-kernel.sh) or a full release name; default
+#             "6.1 6.12 6.12-debug"
 #   SUITES    suites or single tests: "hicn", "psock", "hicn/socket_test"
-#   VM_TIMEOUT  seconds one VM may run (default 1500)
+#   VM_TIMEOUT  seconds one VM may run (default 1500; 3000 for the debug
+#             kernel)
+#   MODBUILD  where the built modules are (default .cache/build); the
+#             harness self-test points it at deliberately broken builds
 #
-# The modules must already be built into .cache/build/<release>/ (make
+# The modules must already be built into $MODBUILD/<release>/ (make
 # modules) and the selftests into their folders (make selftests).
 #
 # The guest cannot be trusted to report its own death: a panic still ends
@@ -26,14 +30,21 @@ set -u
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 CACHE=${CACHE:-$TOP/.cache}
 MODE=${1:-check}
-VM_TIMEOUT=${VM_TIMEOUT:-1500}
+MODBUILD=${MODBUILD:-$CACHE/build}
+DEBUG_TREE=$CACHE/debug-kernel/current
 export PATH="$CACHE/venv/bin:$PATH"
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 
-# Map "6.1" / "6.12" / a full release to the newest matching /boot image.
+# Map "6.1" / "6.12" / a full release to the newest matching /boot image,
+# "6.12-debug" to the debug kernel's release.
 resolve_kernel() {
 	local want=$1 img
+	if [ "$want" = 6.12-debug ]; then
+		[ -f "$DEBUG_TREE/arch/x86/boot/bzImage" ] &&
+			cat "$DEBUG_TREE/include/config/kernel.release"
+		return
+	fi
 	if [ -e "/boot/vmlinuz-$want" ]; then
 		echo "$want"
 		return
@@ -44,15 +55,23 @@ resolve_kernel() {
 	[ -n "$img" ] && echo "$img"
 }
 
+kernel_image() {
+	case $1 in
+	*-hicn-debug) echo "$DEBUG_TREE/arch/x86/boot/bzImage" ;;
+	*) echo "/boot/vmlinuz-$1" ;;
+	esac
+}
+
 short_name() {
 	case $1 in
+	6.12.*-hicn-debug) echo 6.12-debug ;;
 	6.1.*) echo 6.1 ;;
 	6.12.*) echo 6.12 ;;
 	*) echo "$1" ;;
 	esac
 }
 
-KERNELS=${KERNELS:-6.1 6.12}
+KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
 
 # KVM only where it really works: probe once (VM_ACCEL), fall back to TCG.
 probe_accel() {
@@ -60,7 +79,7 @@ probe_accel() {
 	[ -n "${VM_ACCEL+set}" ] && return
 	VM_ACCEL=--disable-kvm
 	[ -w /dev/kvm ] || return
-	out=$(timeout 60 vng --no-virtme-ng-init -r "/boot/vmlinuz-$rel" \
+	out=$(timeout 60 vng --no-virtme-ng-init -r "$(kernel_image "$rel")" \
 		--user root --exec 'echo KVM-PROBE-OK' </dev/null 2>&1)
 	if printf '%s' "$out" | grep -q KVM-PROBE-OK; then
 		VM_ACCEL=
@@ -82,8 +101,16 @@ for k in $KERNELS; do
 		continue
 	fi
 	name=$(short_name "$rel")
-	[ -f "$CACHE/build/$rel/net/hicn/hicn.ko" ] ||
-		die "modules for $rel not built (make modules)"
+	[ -f "$MODBUILD/$rel/net/hicn/hicn.ko" ] ||
+		die "modules for $rel not built in $MODBUILD (make modules)"
+	# Debug kernel: every KASAN report, not only the first; slower VM.
+	append="panic_on_warn=0"
+	tmo=${VM_TIMEOUT:-1500}
+	case $rel in
+	*-hicn-debug)
+		append="$append kasan_multi_shot"
+		tmo=${VM_TIMEOUT:-3000} ;;
+	esac
 
 	res=$CACHE/results/$rel
 	rm -rf "$res"
@@ -99,12 +126,12 @@ for k in $KERNELS; do
 	echo "== $name ($rel): $MODE under $how"
 	start=$(date +%s)
 	# shellcheck disable=SC2086
-	timeout --foreground -k 10 "$VM_TIMEOUT" \
-		vng --no-virtme-ng-init -r "/boot/vmlinuz-$rel" $accel \
+	timeout --foreground -k 10 "$tmo" \
+		vng --no-virtme-ng-init -r "$(kernel_image "$rel")" $accel \
 		--user root --cpus 2 --memory 2G \
 		--rwdir "$res=$res" --cwd "$TOP" \
-		--append "panic_on_warn=0" \
-		--exec "$TOP/tools/testing/vm/guest.sh $MODE $rel $res '${SUITES:-}'" \
+		--append "$append" \
+		--exec "$TOP/tools/testing/vm/guest.sh $MODE $rel $res '${SUITES:-}' $MODBUILD" \
 		</dev/null 2>&1 | tee "$log"
 	vm_rc=${PIPESTATUS[0]}
 	secs=$(( $(date +%s) - start ))
