@@ -11,8 +11,9 @@
  * objects with sendto(); a consumer (SOCK_CONS) pulls objects by name with
  * recvfrom().  This file holds the socket layer: family registration, the
  * per-type ops tables (chosen in hicn_create() from sock->type, as
- * vsock_create() does) and module init/exit.  pernet.c holds the state of
- * each namespace and proc.c its /proc/net/hicn view.
+ * vsock_create() does), bind() and module init/exit.  pernet.c holds the
+ * state of each namespace, fib.c its FIB of claimed namespaces and proc.c
+ * its /proc/net/hicn view.
  *
  * The data path (segmentation, PIT, content store, faces) is not built yet;
  * the operations that need it return -EOPNOTSUPP.
@@ -28,7 +29,9 @@
  * Lock order
  * ----------
  *   lock_sock(sk)  ->  hicn_net.lock
- * hicn_net.lock is a leaf: nothing else is taken under it.
+ *   lock_sock(sk)  ->  hicn_net.fib_lock (spinlock, BH off)
+ * hicn_net.lock and hicn_net.fib_lock are leaves: nothing is taken under
+ * them, and neither is held while taking the other.
  *
  * References
  * ----------
@@ -42,6 +45,7 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 
 #include "hicn.h"
@@ -66,6 +70,10 @@ static int hicn_release(struct socket *sock)
 
 	lock_sock(sk);
 	hicn_pernet_unlink(hicn_sk(sk));
+	if (hicn_sk(sk)->claim) {
+		hicn_fib_release(hicn_pernet(sock_net(sk)), hicn_sk(sk)->claim);
+		hicn_sk(sk)->claim = NULL;
+	}
 	sock_orphan(sk);
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	release_sock(sk);
@@ -95,10 +103,73 @@ static int hicn_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return sizeof(*addr);
 }
 
-/* Not built yet: the data path arrives with the forwarder. */
+/*
+ * Check a name passed in by the user and copy it, host bits of the prefix
+ * cleared.  Reserved fields must be zero so that they can get a meaning
+ * later.
+ */
+static int hicn_addr_from_user(const struct sock *sk,
+			       const struct sockaddr *uaddr, int len,
+			       struct sockaddr_hicn *name)
+{
+	const struct sockaddr_hicn *addr = (const struct sockaddr_hicn *)uaddr;
+
+	if (len < (int)sizeof(*addr))
+		return -EINVAL;
+	if (addr->sin_family != sk->sk_family)
+		return -EINVAL;
+	if (addr->sin_prefix > HICN_PREFIX_MAX)
+		return -EINVAL;
+	if (addr->sin_flags || memchr_inv(addr->sin_zero, 0,
+					  sizeof(addr->sin_zero)))
+		return -EINVAL;
+
+	*name = *addr;
+	ipv6_addr_prefix(&name->sin_addr, &addr->sin_addr, addr->sin_prefix);
+	return 0;
+}
+
+/*
+ * bind(): a producer claims a namespace in the netns (no other producer
+ * may claim an identical or overlapping one); a consumer names the
+ * namespace its requests stay in.  A socket binds once.
+ */
 static int hicn_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	struct hicn_sock *hs = hicn_sk(sk);
+	struct hicn_fib_entry *claim = NULL;
+	struct sockaddr_hicn name;
+	int err;
+
+	err = hicn_addr_from_user(sk, uaddr, len, &name);
+	if (err)
+		return err;
+	name.sin_suffix = 0;
+
+	lock_sock(sk);
+	if (hs->bound) {
+		err = -EINVAL;
+		goto out;
+	}
+	if (sk->sk_type == SOCK_PROD) {
+		/* A producer serves a namespace, never the whole name space. */
+		if (!name.sin_prefix) {
+			err = -EINVAL;
+			goto out;
+		}
+		claim = hicn_fib_claim(hicn_pernet(sock_net(sk)),
+				       &name.sin_addr, name.sin_prefix, hs);
+		if (IS_ERR(claim)) {
+			err = PTR_ERR(claim);
+			goto out;
+		}
+		hs->claim = claim;
+	}
+	hicn_pernet_set_name(hs, &name);
+out:
+	release_sock(sk);
+	return err;
 }
 
 static int hicn_connect(struct socket *sock, struct sockaddr *uaddr,

@@ -38,6 +38,18 @@ void hicn_pernet_unlink(struct hicn_sock *hs)
 	mutex_unlock(&hn->lock);
 }
 
+/* Publish a socket's bound name to the readers of /proc/net/hicn. */
+void hicn_pernet_set_name(struct hicn_sock *hs,
+			  const struct sockaddr_hicn *name)
+{
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
+
+	mutex_lock(&hn->lock);
+	hs->name = *name;
+	hs->bound = true;
+	mutex_unlock(&hn->lock);
+}
+
 static int __net_init hicn_net_init(struct net *net)
 {
 	struct hicn_net *hn = hicn_pernet(net);
@@ -45,6 +57,9 @@ static int __net_init hicn_net_init(struct net *net)
 	mutex_init(&hn->lock);
 	INIT_LIST_HEAD(&hn->sockets);
 	hn->nr_sockets = 0;
+	spin_lock_init(&hn->fib_lock);
+	INIT_LIST_HEAD(&hn->fib);
+	hn->fib_entries = 0;
 
 	return hicn_proc_init_net(net);
 }
@@ -56,9 +71,9 @@ static void __net_exit hicn_net_exit(struct net *net)
 	hicn_proc_exit_net(net);
 
 	/* User sockets hold the namespace, so none can be left. */
-	WARN_ONCE(!list_empty(&hn->sockets),
-		  "hicn: %u sockets left in an exiting netns\n",
-		  hn->nr_sockets);
+	WARN_ONCE(!list_empty(&hn->sockets) || !list_empty(&hn->fib),
+		  "hicn: %u sockets, %u FIB entries left in an exiting netns\n",
+		  hn->nr_sockets, hn->fib_entries);
 	mutex_destroy(&hn->lock);
 }
 
