@@ -27,7 +27,7 @@ check_rmmod_refused hicn cons 0
 check_rmmod_refused hicn prod 3
 
 tap_expect "after rmmod: socket(AF_HICN) fails with EAFNOSUPPORT" \
-	EAFNOSUPPORT socktool try 22 cons 0
+	EAFNOSUPPORT no_autoload socktool try 22 cons 0
 ! proto_listed HICN
 tap_result $? "after rmmod: HICN gone from /proc/net/protocols"
 ! slab_listed HICN
@@ -39,7 +39,8 @@ tap_result $? "after rmmod: /proc/net/hicn gone"
 tap_check "insmod family=13" insmod "$KO" family=13
 tap_expect "family=13 published in sysfs" 13 cat /sys/module/hicn/parameters/family
 tap_expect "socket(13, SOCK_CONS) works" ok socktool try 13 cons 0
-tap_expect "socket(22, SOCK_CONS) not served" EAFNOSUPPORT socktool try 22 cons 0
+tap_expect "socket(22, SOCK_CONS) not served" EAFNOSUPPORT \
+	no_autoload socktool try 22 cons 0
 tap_check "rmmod after family=13" rmmod hicn
 for bad in 0 2 10 46 -1; do
 	! insmod "$KO" family=$bad 2>/dev/null

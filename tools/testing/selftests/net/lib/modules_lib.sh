@@ -21,6 +21,19 @@ slab_listed() {		# slab_listed NAME: a slab cache of that name exists
 	awk -v p="$1" '$1 == p { f = 1 } END { exit !f }' /proc/slabinfo
 }
 
+# no_autoload CMD...: run CMD as if the module were not installed (the
+# kernel's modprobe helper replaced by /bin/false), whatever this machine has
+# under /lib/modules.
+no_autoload() {
+	local old rc
+	old=$(cat /proc/sys/kernel/modprobe)
+	echo /bin/false > /proc/sys/kernel/modprobe
+	"$@"
+	rc=$?
+	echo "$old" > /proc/sys/kernel/modprobe
+	return $rc
+}
+
 # hold_socket FAMILY TYPE PROTO: open a socket in the background; the pid
 # goes to HOLD_PID once the socket exists.
 hold_socket() {
@@ -89,6 +102,7 @@ autoload_check() {
 	old=$(cat /proc/sys/kernel/modprobe)
 	mkdir -p "$root/lib/modules/$rel/extra" &&
 	cp "$KO" "$root/lib/modules/$rel/extra/" &&
+	touch "$root/lib/modules/$rel/"modules.{order,builtin,builtin.modinfo} &&
 	depmod -b "$root" "$rel" &&
 	printf '#!/bin/sh\nexec %s -d %s "$@"\n' "$(command -v modprobe)" "$root" >"$helper" &&
 	chmod +x "$helper" &&

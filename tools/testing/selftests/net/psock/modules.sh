@@ -25,9 +25,9 @@ check_rmmod_refused inet stream psock
 check_rmmod_refused inet6 stream psock
 
 tap_expect "after rmmod: socket(AF_INET, IPPROTO_PSOCK) fails with EPROTONOSUPPORT" \
-	EPROTONOSUPPORT socktool try inet stream psock
+	EPROTONOSUPPORT no_autoload socktool try inet stream psock
 tap_expect "after rmmod: socket(AF_INET6, IPPROTO_PSOCK) fails with EPROTONOSUPPORT" \
-	EPROTONOSUPPORT socktool try inet6 stream psock
+	EPROTONOSUPPORT no_autoload socktool try inet6 stream psock
 ! proto_listed PSOCK && ! proto_listed PSOCKv6
 tap_result $? "after rmmod: PSOCK and PSOCKv6 gone from /proc/net/protocols"
 ! slab_listed PSOCK && ! slab_listed PSOCKv6
