@@ -24,6 +24,9 @@
  * proto.owner) and ops table, so rmmod is refused while one is open.  The
  * per-netns socket count in /proc/net/protocols ("PSOCK", "PSOCKv6") goes up
  * in ->init and down in ->destroy.
+ *
+ * Files: protocol.c (registration, struct proto, socket ops), ctrl.c
+ * (per-netns sysctls net.psock.*), sockopt.c (SOL_PSOCK options).
  */
 
 #include <linux/module.h>
@@ -39,13 +42,27 @@
 
 static int pstripe_init_sock(struct sock *sk)
 {
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+	struct pstripe_sock *ps = pstripe_sk(sk);
+
+	/* As net.mptcp.enabled = 0 does for MPTCP. */
+	if (!READ_ONCE(pn->enabled))
+		return -ENOPROTOOPT;
+
+	ps->rcmd_stream_cnt = READ_ONCE(pn->rcmd_stream_cnt);
+	ps->max_stream_cnt = READ_ONCE(pn->max_stream_cnt);
+	ps->driver = READ_ONCE(pn->driver);
+
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
+	ps->counted = true;
 	return 0;
 }
 
+/* Also called by sk_common_release() when ->init failed. */
 static void pstripe_destroy(struct sock *sk)
 {
-	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+	if (pstripe_sk(sk)->counted)
+		sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 
 /*
@@ -66,16 +83,23 @@ static void pstripe_close(struct sock *sk, long timeout)
 	sk_common_release(sk);
 }
 
-/* No SOL_PSOCK option exists yet. */
+/*
+ * SOL_PSOCK options live in sockopt.c.  TCP and IP levels will reach the
+ * subflows once they exist; until then they are unknown here.
+ */
 static int pstripe_setsockopt(struct sock *sk, int level, int optname,
 			      sockptr_t optval, unsigned int optlen)
 {
+	if (level == SOL_PSOCK)
+		return pstripe_setsockopt_psock(sk, optname, optval, optlen);
 	return -ENOPROTOOPT;
 }
 
 static int pstripe_getsockopt(struct sock *sk, int level, int optname,
 			      char __user *optval, int __user *optlen)
 {
+	if (level == SOL_PSOCK)
+		return pstripe_getsockopt_psock(sk, optname, optval, optlen);
 	return -ENOPROTOOPT;
 }
 
@@ -212,10 +236,16 @@ static int __init pstripe_init(void)
 {
 	int err;
 
+	err = pstripe_ctrl_init();
+	if (err) {
+		pr_err("pernet registration failed: %d\n", err);
+		return err;
+	}
+
 	err = proto_register(&pstripe_prot, 1);
 	if (err) {
 		pr_err("proto_register failed: %d\n", err);
-		return err;
+		goto err_ctrl;
 	}
 	inet_register_protosw(&pstripe_protosw);
 
@@ -231,6 +261,8 @@ static int __init pstripe_init(void)
 err_inet:
 	inet_unregister_protosw(&pstripe_protosw);
 	proto_unregister(&pstripe_prot);
+err_ctrl:
+	pstripe_ctrl_exit();
 	return err;
 }
 
@@ -239,6 +271,7 @@ static void __exit pstripe_exit(void)
 	pstripe6_exit();
 	inet_unregister_protosw(&pstripe_protosw);
 	proto_unregister(&pstripe_prot);
+	pstripe_ctrl_exit();
 }
 
 module_init(pstripe_init);

@@ -31,4 +31,48 @@
  */
 #define SOL_PSOCK		301
 
+/*
+ * Hard limit on the number of data subflows of one connection (MPTCP stops
+ * at 8).  PSOCK_RCMD_STREAM_CNT and PSOCK_MAX_STREAM_CNT take 1..this.
+ */
+#define PSOCK_STREAM_CNT_LIMIT	32
+
+/*
+ * SOL_PSOCK options.  Both peers announce a recommended (rcmd) and a
+ * maximum (max) stream count; the connection uses
+ * n = min(max(rcmd1, rcmd2), max1, max2) subflows.  Defaults come from the
+ * sysctls net.psock.rcmd_stream_cnt and net.psock.max_stream_cnt.
+ */
+#define PSOCK_RCMD_STREAM_CNT	1	/* int, 1..PSOCK_STREAM_CNT_LIMIT */
+#define PSOCK_MAX_STREAM_CNT	2	/* int, 1..PSOCK_STREAM_CNT_LIMIT */
+#define PSOCK_DRIVER		3	/* int, enum psock_driver */
+#define PSOCK_SNDBUF		4	/* struct pstream_int: SO_SNDBUF of one subflow */
+#define PSOCK_RCVBUF		5	/* struct pstream_int: SO_RCVBUF of one subflow */
+
+/**
+ * enum psock_driver - how data is spread over the subflows
+ * @PSOCK_DRIVER_POLL_ALL: each block goes to a subflow with send-buffer
+ *	space, so unequal paths are all used (default)
+ * @PSOCK_DRIVER_ROUND_ROBIN: fixed-size blocks in strict rotation
+ */
+enum psock_driver {
+	PSOCK_DRIVER_POLL_ALL		= 0,
+	PSOCK_DRIVER_ROUND_ROBIN	= 1,
+};
+
+#define PSOCK_DRIVER_MAX	PSOCK_DRIVER_ROUND_ROBIN
+
+/**
+ * struct pstream_int - an integer option of one subflow (the psock
+ *	library's name and layout)
+ * @index: subflow index, 0..PSOCK_STREAM_CNT_LIMIT - 1
+ * @value: the value; for PSOCK_SNDBUF / PSOCK_RCVBUF a buffer size in
+ *	bytes as SO_SNDBUF / SO_RCVBUF take it, 0 for the default.  On
+ *	getsockopt() the caller fills @index and reads @value.
+ */
+struct pstream_int {
+	__s32	index;
+	__s32	value;
+};
+
 #endif /* _UAPI_LINUX_PSOCK_H */

@@ -5,6 +5,7 @@
 #ifndef _SELFTEST_TEST_UTIL_H
 #define _SELFTEST_TEST_UTIL_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,35 @@ static inline int proc_find_inode(const char *path, unsigned long inode,
 	}
 	fclose(f);
 	return found;
+}
+
+/* An integer from a /proc/sys file, or -1. */
+static inline int sysctl_get(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Write @val to a /proc/sys file: 0, or the errno of the write. */
+static inline int sysctl_set(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f)
+		return errno;
+	if (fputs(val, f) < 0 || fflush(f))
+		err = errno;
+	if (fclose(f) && !err)
+		err = errno;
+	return err;
 }
 
 #endif /* _SELFTEST_TEST_UTIL_H */

@@ -146,9 +146,9 @@ TEST_F(sock, unknown_psock_option)
 	socklen_t len = sizeof(int);
 	int v = 1;
 
-	EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, 1, &v, sizeof(v)));
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, 99, &v, sizeof(v)));
 	EXPECT_EQ(ENOPROTOOPT, errno);
-	EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, 1, &v, &len));
+	EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, 99, &v, &len));
 	EXPECT_EQ(ENOPROTOOPT, errno);
 	EXPECT_EQ(0, setsockopt(self->fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v)));
 }

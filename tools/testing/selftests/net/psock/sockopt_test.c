@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SOL_PSOCK options before a connection and the net.psock.* sysctls: the
+ * defaults a socket takes, the values each option accepts and the errno of
+ * each it refuses, and the sysctls' ranges and per-netns scope.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <linux/psock.h>
+
+#include "test_util.h"
+#include "kselftest_harness.h"
+
+#define SYSCTL(name)	"/proc/sys/net/psock/" name
+
+static int get_int(int fd, int opt, int *val)
+{
+	socklen_t len = sizeof(*val);
+	int ret = getsockopt(fd, SOL_PSOCK, opt, val, &len);
+
+	if (!ret && len != sizeof(*val))
+		return -2;
+	return ret;
+}
+
+static int set_int(int fd, int opt, int val)
+{
+	return setsockopt(fd, SOL_PSOCK, opt, &val, sizeof(val));
+}
+
+FIXTURE(opt)
+{
+	int fd;
+};
+
+FIXTURE_VARIANT(opt)
+{
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(opt, v4)
+{
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(opt, v6)
+{
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(opt)
+{
+	self->fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(opt)
+{
+	close(self->fd);
+}
+
+TEST_F(opt, defaults_come_from_sysctls)
+{
+	int v;
+
+	ASSERT_EQ(0, get_int(self->fd, PSOCK_RCMD_STREAM_CNT, &v));
+	EXPECT_EQ(sysctl_get(SYSCTL("rcmd_stream_cnt")), v);
+	ASSERT_EQ(0, get_int(self->fd, PSOCK_MAX_STREAM_CNT, &v));
+	EXPECT_EQ(sysctl_get(SYSCTL("max_stream_cnt")), v);
+	ASSERT_EQ(0, get_int(self->fd, PSOCK_DRIVER, &v));
+	EXPECT_EQ(sysctl_get(SYSCTL("driver")), v);
+	/* At least 16 subflows may be allowed (MPTCP stops at 8). */
+	EXPECT_LE(16, PSOCK_STREAM_CNT_LIMIT);
+}
+
+TEST_F(opt, stream_counts)
+{
+	static const int opts[] = { PSOCK_RCMD_STREAM_CNT, PSOCK_MAX_STREAM_CNT };
+	unsigned int i;
+	int v;
+
+	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		EXPECT_EQ(0, set_int(self->fd, opts[i], 1));
+		ASSERT_EQ(0, get_int(self->fd, opts[i], &v));
+		EXPECT_EQ(1, v);
+		EXPECT_EQ(0, set_int(self->fd, opts[i], PSOCK_STREAM_CNT_LIMIT));
+		ASSERT_EQ(0, get_int(self->fd, opts[i], &v));
+		EXPECT_EQ(PSOCK_STREAM_CNT_LIMIT, v);
+
+		EXPECT_EQ(-1, set_int(self->fd, opts[i], 0));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, set_int(self->fd, opts[i], -1));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, set_int(self->fd, opts[i], PSOCK_STREAM_CNT_LIMIT + 1));
+		EXPECT_EQ(EINVAL, errno);
+		/* A refused value leaves the old one. */
+		ASSERT_EQ(0, get_int(self->fd, opts[i], &v));
+		EXPECT_EQ(PSOCK_STREAM_CNT_LIMIT, v);
+	}
+	/* rcmd above max is allowed: the negotiation caps it. */
+	EXPECT_EQ(0, set_int(self->fd, PSOCK_MAX_STREAM_CNT, 2));
+	EXPECT_EQ(0, set_int(self->fd, PSOCK_RCMD_STREAM_CNT, 8));
+}
+
+TEST_F(opt, driver)
+{
+	int v;
+
+	EXPECT_EQ(0, set_int(self->fd, PSOCK_DRIVER, PSOCK_DRIVER_ROUND_ROBIN));
+	ASSERT_EQ(0, get_int(self->fd, PSOCK_DRIVER, &v));
+	EXPECT_EQ(PSOCK_DRIVER_ROUND_ROBIN, v);
+	EXPECT_EQ(0, set_int(self->fd, PSOCK_DRIVER, PSOCK_DRIVER_POLL_ALL));
+	EXPECT_EQ(-1, set_int(self->fd, PSOCK_DRIVER, PSOCK_DRIVER_MAX + 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set_int(self->fd, PSOCK_DRIVER, -1));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+TEST_F(opt, per_stream_buffers)
+{
+	static const int opts[] = { PSOCK_SNDBUF, PSOCK_RCVBUF };
+	struct pstream_int pi;
+	socklen_t len;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		pi = (struct pstream_int){ .index = 0, .value = 500000 };
+		EXPECT_EQ(0, setsockopt(self->fd, SOL_PSOCK, opts[i], &pi, sizeof(pi)));
+		pi = (struct pstream_int){ .index = PSOCK_STREAM_CNT_LIMIT - 1,
+					   .value = 65536 };
+		EXPECT_EQ(0, setsockopt(self->fd, SOL_PSOCK, opts[i], &pi, sizeof(pi)));
+
+		pi = (struct pstream_int){ .index = 0 };
+		len = sizeof(pi);
+		ASSERT_EQ(0, getsockopt(self->fd, SOL_PSOCK, opts[i], &pi, &len));
+		EXPECT_EQ(sizeof(pi), len);
+		EXPECT_EQ(500000, pi.value);
+		pi = (struct pstream_int){ .index = PSOCK_STREAM_CNT_LIMIT - 1 };
+		ASSERT_EQ(0, getsockopt(self->fd, SOL_PSOCK, opts[i], &pi, &len));
+		EXPECT_EQ(65536, pi.value);
+		pi = (struct pstream_int){ .index = 1 };
+		ASSERT_EQ(0, getsockopt(self->fd, SOL_PSOCK, opts[i], &pi, &len));
+		EXPECT_EQ(0, pi.value);
+
+		/* Out-of-range index or value, short buffers. */
+		pi = (struct pstream_int){ .index = PSOCK_STREAM_CNT_LIMIT, .value = 1 };
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, opts[i], &pi, sizeof(pi)));
+		EXPECT_EQ(EINVAL, errno);
+		pi = (struct pstream_int){ .index = -1, .value = 1 };
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, opts[i], &pi, sizeof(pi)));
+		EXPECT_EQ(EINVAL, errno);
+		pi = (struct pstream_int){ .index = 0, .value = -5 };
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, opts[i], &pi, sizeof(pi)));
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, opts[i], &pi, sizeof(int)));
+		EXPECT_EQ(EINVAL, errno);
+		pi = (struct pstream_int){ .index = PSOCK_STREAM_CNT_LIMIT };
+		len = sizeof(pi);
+		EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, opts[i], &pi, &len));
+		EXPECT_EQ(EINVAL, errno);
+		len = sizeof(int);
+		EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, opts[i], &pi, &len));
+		EXPECT_EQ(EINVAL, errno);
+	}
+}
+
+TEST_F(opt, bad_lengths_and_pointers)
+{
+	socklen_t len = 2;
+	int v = 2;
+
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, PSOCK_RCMD_STREAM_CNT, &v, 2));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, PSOCK_DRIVER, &v, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, PSOCK_MAX_STREAM_CNT, &v, &len));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, PSOCK_RCMD_STREAM_CNT,
+				 (void *)8, sizeof(int)));
+	EXPECT_EQ(EFAULT, errno);
+	len = sizeof(int);
+	EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, PSOCK_MAX_STREAM_CNT,
+				 (void *)8, &len));
+	EXPECT_EQ(EFAULT, errno);
+	/* A longer buffer is fine; the length written back is exact. */
+	{
+		char big[16] = { 0 };
+
+		memcpy(big, &v, sizeof(v));
+		EXPECT_EQ(0, setsockopt(self->fd, SOL_PSOCK, PSOCK_RCMD_STREAM_CNT,
+					big, sizeof(big)));
+		len = sizeof(big);
+		EXPECT_EQ(0, getsockopt(self->fd, SOL_PSOCK, PSOCK_RCMD_STREAM_CNT,
+					big, &len));
+		EXPECT_EQ(sizeof(int), len);
+	}
+}
+
+/* A sysctl change reaches new sockets, never existing ones. */
+TEST(sysctl_defaults_for_new_sockets)
+{
+	int old = sysctl_get(SYSCTL("rcmd_stream_cnt")), a, b, v;
+	char buf[16];
+
+	ASSERT_LT(0, old);
+	a = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, a);
+	snprintf(buf, sizeof(buf), "%d", old == 7 ? 6 : 7);
+	ASSERT_EQ(0, sysctl_set(SYSCTL("rcmd_stream_cnt"), buf));
+	b = socket(AF_INET6, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, get_int(a, PSOCK_RCMD_STREAM_CNT, &v));
+	EXPECT_EQ(old, v);
+	ASSERT_EQ(0, get_int(b, PSOCK_RCMD_STREAM_CNT, &v));
+	EXPECT_EQ(old == 7 ? 6 : 7, v);
+	snprintf(buf, sizeof(buf), "%d", old);
+	EXPECT_EQ(0, sysctl_set(SYSCTL("rcmd_stream_cnt"), buf));
+	close(a);
+	close(b);
+}
+
+TEST(sysctl_ranges)
+{
+	static const struct { const char *name, *bad; } cases[] = {
+		{ SYSCTL("enabled"), "2" },
+		{ SYSCTL("enabled"), "-1" },
+		{ SYSCTL("rcmd_stream_cnt"), "0" },
+		{ SYSCTL("rcmd_stream_cnt"), "33" },
+		{ SYSCTL("max_stream_cnt"), "0" },
+		{ SYSCTL("max_stream_cnt"), "1000" },
+		{ SYSCTL("driver"), "2" },
+		{ SYSCTL("stale_timeout_ms"), "99" },
+		{ SYSCTL("stale_timeout_ms"), "600001" },
+	};
+	unsigned int i;
+	int before;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		before = sysctl_get(cases[i].name);
+		EXPECT_EQ(EINVAL, sysctl_set(cases[i].name, cases[i].bad))
+			TH_LOG("%s = %s", cases[i].name, cases[i].bad);
+		EXPECT_EQ(before, sysctl_get(cases[i].name));
+	}
+}
+
+/* enabled = 0 refuses new sockets with ENOPROTOOPT and counts none. */
+TEST(sysctl_enabled)
+{
+	int inuse = proto_inuse("PSOCK"), fd;
+
+	ASSERT_EQ(0, sysctl_set(SYSCTL("enabled"), "0"));
+	EXPECT_EQ(-1, socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	EXPECT_EQ(-1, socket(AF_INET6, SOCK_STREAM, IPPROTO_PSOCK));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	EXPECT_EQ(inuse, proto_inuse("PSOCK"));
+	ASSERT_EQ(0, sysctl_set(SYSCTL("enabled"), "1"));
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	EXPECT_LE(0, fd);
+	EXPECT_EQ(inuse + 1, proto_inuse("PSOCK"));
+	close(fd);
+}
+
+/* Each network namespace starts from the defaults and keeps its own. */
+TEST(sysctls_per_netns)
+{
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, sysctl_set(SYSCTL("max_stream_cnt"), "3"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNET))
+			_exit(1);
+		if (sysctl_get(SYSCTL("max_stream_cnt")) != 16)
+			_exit(2);
+		if (sysctl_set(SYSCTL("max_stream_cnt"), "9"))
+			_exit(3);
+		if (sysctl_set(SYSCTL("enabled"), "0"))
+			_exit(4);
+		if (socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK) != -1)
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_EQ(3, sysctl_get(SYSCTL("max_stream_cnt")));
+	EXPECT_EQ(1, sysctl_get(SYSCTL("enabled")));
+	EXPECT_EQ(0, sysctl_set(SYSCTL("max_stream_cnt"), "16"));
+}
+
+TEST_HARNESS_MAIN
