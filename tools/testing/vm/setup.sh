@@ -54,7 +54,7 @@ k612_image() {
 		awk '{print $1}' | sort -V | tail -n1
 }
 
-todo=$(missing $PKGS)
+need=$(missing $PKGS)
 k612=$(k612_image || true)
 if [ -z "$k612" ]; then
 	apt_update
@@ -62,13 +62,13 @@ if [ -z "$k612" ]; then
 fi
 [ -n "$k612" ] || { echo "setup: no linux-image-6.12.*+deb12-amd64 in apt" >&2; exit 1; }
 k612_headers=${k612/linux-image-/linux-headers-}
-todo="$todo$(missing "$k612" "$k612_headers")"
+need="$need$(missing "$k612" "$k612_headers")"
 
-if [ -n "${todo// /}" ]; then
+if [ -n "${need// /}" ]; then
 	apt_update
-	say "installing:$todo"
+	say "installing:$need"
 	# shellcheck disable=SC2086
-	$SUDO apt-get install -y -qq --no-install-recommends $todo >/dev/null
+	$SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
 fi
 
 mkdir -p "$CACHE"
