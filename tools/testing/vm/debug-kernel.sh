@@ -66,13 +66,17 @@ make -s modules_prepare >/dev/null
 touch .hicn-complete
 
 cd "$DIR"
+# Only the current debug kernel is kept: drop other keys (never the
+# "current" link, which the glob matches too).
+for d in "$DIR"/*/; do
+	d=${d%/}
+	[ -L "$d" ] && continue
+	[ "$(basename "$d")" = "$key" ] || [ "$d" = "$tmp" ] || rm -rf "$d"
+done
 rm -rf "$out"
 mv "$tmp" "$out"
 ln -sfn "$key" "$DIR/current"
-# Drop other keys: only the current debug kernel is kept.
-for d in "$DIR"/*/; do
-	d=${d%/}
-	[ "$(basename "$d")" = "$key" ] || rm -rf "$d"
-done
+[ -f "$DIR/current/arch/x86/boot/bzImage" ] ||
+	{ echo "debug-kernel: $DIR/current is not usable" >&2; exit 1; }
 echo "debug-kernel: built in $(( $(date +%s) - start ))s" >&2
 echo "$out"

@@ -94,7 +94,7 @@ rc=0
 for k in $KERNELS; do
 	rel=$(resolve_kernel "$k")
 	if [ -z "$rel" ]; then
-		echo "run.sh: kernel $k is not installed (run make setup)" >&2
+		echo "run.sh: kernel $k is not installed (make setup; make debug-kernel for 6.12-debug)" >&2
 		summary+=("$k: 0 passed, 1 failed (not installed)")
 		total_fail=$((total_fail + 1))
 		rc=1
