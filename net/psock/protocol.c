@@ -159,21 +159,8 @@ static struct inet_protosw pstripe_protosw = {
 };
 
 #if IS_ENABLED(CONFIG_IPV6)
-static struct proto pstripe6_prot = {
-	.name		= "PSOCKv6",
-	.owner		= THIS_MODULE,
-	.init		= pstripe_init_sock,
-	.destroy	= pstripe_destroy,
-	.close		= pstripe_close,
-	.hash		= pstripe_hash,
-	.unhash		= pstripe_unhash,
-	.setsockopt	= pstripe_setsockopt,
-	.getsockopt	= pstripe_getsockopt,
-	.obj_size	= sizeof(struct pstripe6_sock),
-#ifdef PSTRIPE_HAVE_PINFO_OFFSET
-	.ipv6_pinfo_offset = offsetof(struct pstripe6_sock, np),
-#endif
-};
+/* A copy of pstripe_prot with the IPv6 object layout, made at init. */
+static struct proto pstripe6_prot;
 
 static const struct proto_ops pstripe6_stream_ops = {
 	.family		= PF_INET6,
@@ -209,6 +196,13 @@ static int __init pstripe6_init(void)
 	/* 6.1 finds ipv6_pinfo at the end of the object. */
 	BUILD_BUG_ON(offsetof(struct pstripe6_sock, np) +
 		     sizeof(struct ipv6_pinfo) != sizeof(struct pstripe6_sock));
+
+	pstripe6_prot = pstripe_prot;
+	strscpy(pstripe6_prot.name, "PSOCKv6", sizeof(pstripe6_prot.name));
+	pstripe6_prot.obj_size = sizeof(struct pstripe6_sock);
+#ifdef PSTRIPE_HAVE_PINFO_OFFSET
+	pstripe6_prot.ipv6_pinfo_offset = offsetof(struct pstripe6_sock, np);
+#endif
 
 	err = proto_register(&pstripe6_prot, 1);
 	if (err)
