@@ -2,7 +2,8 @@
 #
 # hicn.ko and psock.ko, built out of tree, with their userspace and tests.
 #
-#   make                  modules (W=1) + userspace + selftests
+#   make                  modules (W=1) + userspace
+#   make selftests        the selftest programs (needs make setup first)
 #   sudo make install     install the modules for the running kernel, the
 #                         uapi headers and the userspace library
 #   make check            set-up, build, every selftest in a VM per kernel:
@@ -61,7 +62,7 @@ export TOP KSRC KERNELS
 .PHONY: all modules userspace selftests install uninstall clean \
 	setup debug-kernel check check-harness demo bench style sparse
 
-all: modules userspace selftests
+all: modules userspace
 
 modules:
 	@test -n "$(strip $(KDIRS))" || \
