@@ -69,7 +69,8 @@
  * @sin_prefix: prefix length in bits, 0 to HICN_PREFIX_MAX; a producer's
  *	bind() claims this many leading bits of @sin_addr as its namespace
  * @sin_flags: reserved for HICN_ADDR_F_* flags; must be 0
- * @sin_suffix: name suffix (host byte order), e.g. a segment number
+ * @sin_suffix: version of the named object (host byte order): 0 means the
+ *	newest one; in a name returned by recvfrom() the version received
  * @sin_addr: the name, in IPv6 format
  * @sin_zero: reserved to grow the structure; must be zero
  *
@@ -84,6 +85,111 @@ struct sockaddr_hicn {
 	__u32			sin_suffix;
 	struct in6_addr		sin_addr;
 	__u8			sin_zero[8];
+};
+
+/*
+ * Versions.  Every publication under a name is a new version, numbered
+ * 1, 2, 3, ... per name by the producer's kernel.  A name's sin_suffix
+ * selects a version when fetching; HICN_VERSION_LATEST (0) asks for the
+ * newest one.
+ */
+#define HICN_VERSION_LATEST	0
+
+/* Largest object one sendto() can publish (bytes). */
+#define HICN_OBJECT_MAX		(128U << 20)
+
+/*
+ * SOL_HICN socket options.  Integer options take an int (or __u32 where
+ * noted) and refuse a shorter optlen with EINVAL; a value out of range is
+ * EINVAL too.  An option of the other socket type is ENOPROTOOPT.
+ *
+ * Producer (SOCK_PROD):
+ *   HICN_PACKET_SIZE	payload bytes per data segment, HICN_PACKET_SIZE_MIN
+ *			to HICN_PACKET_SIZE_MAX, default 1500.  Applies to the
+ *			objects published after it is set.
+ *   HICN_CONTENT_EXPIRY __u32 milliseconds a published version is kept and
+ *			may be cached, default 60000; 0 keeps it until the
+ *			socket closes.  Applies to later publications.
+ *
+ * Consumer (SOCK_CONS):
+ *   HICN_INTEREST_LIFETIME __u32 milliseconds an interest waits for its
+ *			data, 1 to 600000, default 1000.
+ *   HICN_RETX_LIMIT	retransmissions of one interest before CONS_REL fails
+ *			with ETIMEDOUT, 0 to 255, default 3.  CONS_UNREL never
+ *			retransmits.
+ *   HICN_WINDOW	interests outstanding at once, 1 to 4096, default 64.
+ *   HICN_SUBSCRIBE	0 or 1: fetch the next version published after the
+ *			one last received (or after the newest one when the
+ *			subscription starts) instead of the newest.
+ *
+ * Both:
+ *   HICN_INFO		getsockopt only: struct hicn_info.
+ */
+#define HICN_PACKET_SIZE	1
+#define HICN_CONTENT_EXPIRY	2
+#define HICN_INTEREST_LIFETIME	3
+#define HICN_RETX_LIMIT		4
+#define HICN_WINDOW		5
+#define HICN_SUBSCRIBE		6
+#define HICN_INFO		7
+
+#define HICN_PACKET_SIZE_MIN	64
+#define HICN_PACKET_SIZE_MAX	65000
+#define HICN_PACKET_SIZE_DEFAULT 1500
+#define HICN_CONTENT_EXPIRY_DEFAULT 60000
+#define HICN_LIFETIME_MAX	600000
+#define HICN_LIFETIME_DEFAULT	1000
+#define HICN_RETX_LIMIT_MAX	255
+#define HICN_RETX_LIMIT_DEFAULT	3
+#define HICN_WINDOW_MAX		4096
+#define HICN_WINDOW_DEFAULT	64
+
+/*
+ * Control message (recvmsg(), level SOL_HICN) a CONS_UNREL consumer gets
+ * when segments of the object never arrived: a __u32 count of missing
+ * segments.  Their bytes read as zeros; the object keeps its length.
+ */
+#define HICN_CMSG_LOST		1
+
+#define HICN_INFO_VERSION	1
+
+/**
+ * struct hicn_info - per-socket counters, getsockopt(SOL_HICN, HICN_INFO)
+ * @hi_version: HICN_INFO_VERSION of the kernel that filled the structure
+ * @hi_size: bytes of the structure the kernel knows; a longer optlen is
+ *	cut to it, a shorter one gets the first optlen bytes (as TCP_INFO)
+ * @hi_type: SOCK_CONS or SOCK_PROD
+ * @hi_protocol: the socket's protocol
+ * @hi_interests_sent: consumer: interests sent, retransmissions included
+ * @hi_interests_retx: consumer: of those, retransmissions
+ * @hi_interests_received: producer: interests that reached the socket
+ * @hi_segments: consumer: data segments received; producer: segments sent
+ * @hi_bytes: consumer: object bytes delivered; producer: bytes published
+ * @hi_cache_hits: consumer: segments served by the content store
+ * @hi_timeouts: consumer: interests whose lifetime ran out
+ * @hi_lost: consumer: segments given up on (CONS_UNREL gaps)
+ * @hi_objects: consumer: objects received; producer: objects published
+ * @hi_last_version: version of the last object received or published
+ * @hi_versions: producer: versions held now
+ * @hi_mem: producer: bytes of published content charged to the socket
+ */
+struct hicn_info {
+	__u32	hi_version;
+	__u32	hi_size;
+	__u32	hi_type;
+	__u32	hi_protocol;
+	__u64	hi_interests_sent;
+	__u64	hi_interests_retx;
+	__u64	hi_interests_received;
+	__u64	hi_segments;
+	__u64	hi_bytes;
+	__u64	hi_cache_hits;
+	__u64	hi_timeouts;
+	__u64	hi_lost;
+	__u64	hi_objects;
+	__u32	hi_last_version;
+	__u32	hi_versions;
+	__u64	hi_mem;
 };
 
 #endif /* _UAPI_LINUX_HICN_H */
