@@ -15,8 +15,11 @@
  * state of each namespace, fib.c its FIB of claimed namespaces and proc.c
  * its /proc/net/hicn view.
  *
- * The data path (segmentation, PIT, content store, faces) is not built yet;
- * the operations that need it return -EOPNOTSUPP.
+ * The data path lives beside it: producer.c (publishing and the producer's
+ * store), consumer.c (the consumer transport), fwd.c (the pipeline through
+ * CS, PIT and FIB), face.c, pit.c, cs.c, object.c; see hicn.h for the map.
+ * Operations a socket type has no use for (send on a consumer, recv on a
+ * producer, listen, accept) return -EOPNOTSUPP.
  *
  * Family number
  * -------------
@@ -28,10 +31,16 @@
  *
  * Lock order
  * ----------
- *   lock_sock(sk)  ->  hicn_net.lock
- *   lock_sock(sk)  ->  hicn_net.fib_lock (spinlock, BH off)
- * hicn_net.lock and hicn_net.fib_lock are leaves: nothing is taken under
- * them, and neither is held while taking the other.
+ *   lock_sock(sk) -> hicn_net.lock (mutex)
+ *   lock_sock(sk) -> hicn_prod.lock -> (released before the forwarder)
+ *   lock_sock(sk) -> hicn_cons.lock -> hicn_net.pit_lock
+ *   hicn_net.fib_lock, pit_lock, cs_lock and hicn_face.lock are leaves
+ *   (spinlocks, BH off).  No table lock is held while a face is called,
+ *   and a socket's lock_sock() is never taken from the data path: a
+ *   producer answers interests under hicn_prod.lock only, a consumer takes
+ *   data under hicn_cons.lock only.  release() detaches the face first,
+ *   then cancels the socket's work (which takes lock_sock()) without
+ *   holding lock_sock().
  *
  * References
  * ----------
@@ -64,20 +73,34 @@ struct proto hicn_proto = {
 static int hicn_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
+	struct hicn_sock *hs;
 
 	if (!sk)
 		return 0;
+	hs = hicn_sk(sk);
+
+	/* Nothing reaches the socket through its face from here on. */
+	if (hs->face)
+		hicn_face_detach(hs->face);
+	if (sk->sk_type == SOCK_PROD)
+		hicn_prod_release(hs);
+	else
+		hicn_cons_release(hs);
 
 	lock_sock(sk);
-	hicn_pernet_unlink(hicn_sk(sk));
-	if (hicn_sk(sk)->claim) {
-		hicn_fib_release(hicn_pernet(sock_net(sk)), hicn_sk(sk)->claim);
-		hicn_sk(sk)->claim = NULL;
+	hicn_pernet_unlink(hs);
+	if (hs->claim) {
+		hicn_fib_release(hicn_pernet(sock_net(sk)), hs->claim);
+		hs->claim = NULL;
 	}
 	sock_orphan(sk);
 	sk->sk_shutdown = SHUTDOWN_MASK;
 	release_sock(sk);
 
+	if (hs->face) {
+		hicn_face_put(hs->face);
+		hs->face = NULL;
+	}
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 	sock->sk = NULL;
 	sock_put(sk);
@@ -89,11 +112,14 @@ static int hicn_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	struct sockaddr_hicn *addr = (struct sockaddr_hicn *)uaddr;
 	struct hicn_sock *hs = hicn_sk(sock->sk);
 
-	if (peer)
-		return -ENOTCONN;
-
 	lock_sock(sock->sk);
-	if (hs->bound) {
+	if (peer) {
+		if (sock->sk->sk_type != SOCK_CONS || !hs->cons.connected) {
+			release_sock(sock->sk);
+			return -ENOTCONN;
+		}
+		*addr = hs->cons.target;
+	} else if (hs->bound) {
 		*addr = hs->name;
 	} else {
 		memset(addr, 0, sizeof(*addr));
@@ -103,14 +129,18 @@ static int hicn_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	return sizeof(*addr);
 }
 
-/*
- * Check a name passed in by the user and copy it, host bits of the prefix
- * cleared.  Reserved fields must be zero so that they can get a meaning
- * later.
+/**
+ * hicn_addr_check() - check a name passed in by the user and copy it
+ * @sk: the socket it is for
+ * @uaddr: the name
+ * @len: its length
+ * @name: the copy
+ *
+ * Reserved fields must be zero so that they can get a meaning later.
+ * Return: 0 or -EINVAL.
  */
-static int hicn_addr_from_user(const struct sock *sk,
-			       const struct sockaddr *uaddr, int len,
-			       struct sockaddr_hicn *name)
+int hicn_addr_check(const struct sock *sk, const struct sockaddr *uaddr,
+		    int len, struct sockaddr_hicn *name)
 {
 	const struct sockaddr_hicn *addr = (const struct sockaddr_hicn *)uaddr;
 
@@ -125,7 +155,6 @@ static int hicn_addr_from_user(const struct sock *sk,
 		return -EINVAL;
 
 	*name = *addr;
-	ipv6_addr_prefix(&name->sin_addr, &addr->sin_addr, addr->sin_prefix);
 	return 0;
 }
 
@@ -142,10 +171,9 @@ static int hicn_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	struct sockaddr_hicn name;
 	int err;
 
-	err = hicn_addr_from_user(sk, uaddr, len, &name);
+	err = hicn_addr_check(sk, uaddr, len, &name);
 	if (err)
 		return err;
-	name.sin_suffix = 0;
 
 	lock_sock(sk);
 	if (hs->bound) {
@@ -158,48 +186,90 @@ static int hicn_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 			err = -EINVAL;
 			goto out;
 		}
+		/* The claim is the namespace: host bits and suffix cleared. */
+		ipv6_addr_prefix(&name.sin_addr, &name.sin_addr,
+				 name.sin_prefix);
+		name.sin_suffix = 0;
 		claim = hicn_fib_claim(hicn_pernet(sock_net(sk)),
-				       &name.sin_addr, name.sin_prefix, hs);
+				       &name.sin_addr, name.sin_prefix,
+				       hs->face);
 		if (IS_ERR(claim)) {
 			err = PTR_ERR(claim);
 			goto out;
 		}
 		hs->claim = claim;
+		hicn_pernet_set_name(hs, &name);
+		goto out;
 	}
+	/*
+	 * A consumer keeps the whole name (the paper's example binds the
+	 * content name and fetches it with recvfrom()); the prefix is the
+	 * namespace its requests must stay in.
+	 */
 	hicn_pernet_set_name(hs, &name);
+	if (!hs->cons.connected) {
+		hs->cons.target = name;
+		hs->cons.named = true;
+		if (hs->cons.subscribe) {
+			hs->cons.after_known = false;
+			hicn_cons_start(hs);
+			hicn_cons_kick(hs);
+		}
+	}
 out:
 	release_sock(sk);
 	return err;
 }
 
-static int hicn_connect(struct socket *sock, struct sockaddr *uaddr,
-			int len, int flags)
+static int hicn_cons_sendmsg(struct socket *sock, struct msghdr *msg,
+			     size_t len)
 {
 	return -EOPNOTSUPP;
 }
 
-static int hicn_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+static int hicn_prod_recvmsg(struct socket *sock, struct msghdr *msg,
+			     size_t len, int flags)
 {
 	return -EOPNOTSUPP;
 }
 
-static int hicn_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
-			int flags)
+static __poll_t hicn_poll(struct file *file, struct socket *sock,
+			  poll_table *wait)
 {
-	return -EOPNOTSUPP;
+	struct sock *sk = sock->sk;
+	u8 shutdown = READ_ONCE(sk->sk_shutdown);
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if (sk->sk_type == SOCK_PROD)
+		mask |= hicn_prod_poll(sk);
+	else
+		mask |= hicn_cons_poll(sk);
+	return mask;
 }
 
-/* No SOL_HICN option exists yet: every option is unknown. */
-static int hicn_setsockopt(struct socket *sock, int level, int optname,
-			   sockptr_t optval, unsigned int optlen)
+static int hicn_shutdown(struct socket *sock, int how)
 {
-	return -ENOPROTOOPT;
-}
+	struct sock *sk = sock->sk;
 
-static int hicn_getsockopt(struct socket *sock, int level, int optname,
-			   char __user *optval, int __user *optlen)
-{
-	return -ENOPROTOOPT;
+	/* SHUT_RD, SHUT_WR, SHUT_RDWR are 0, 1, 2: make them masks. */
+	how++;
+	if (how < RCV_SHUTDOWN || how > SHUTDOWN_MASK)
+		return -EINVAL;
+
+	lock_sock(sk);
+	sk->sk_shutdown |= how;
+	if ((how & RCV_SHUTDOWN) && sk->sk_type == SOCK_CONS)
+		hicn_cons_shutdown(hicn_sk(sk));
+	sk->sk_state_change(sk);
+	release_sock(sk);
+	return 0;
 }
 
 /*
@@ -211,18 +281,18 @@ static const struct proto_ops hicn_cons_ops = {
 	.owner		= THIS_MODULE,
 	.release	= hicn_release,
 	.bind		= hicn_bind,
-	.connect	= hicn_connect,
+	.connect	= hicn_cons_connect,
 	.socketpair	= sock_no_socketpair,
 	.accept		= sock_no_accept,
 	.getname	= hicn_getname,
-	.poll		= datagram_poll,
+	.poll		= hicn_poll,
 	.ioctl		= sock_no_ioctl,
 	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
+	.shutdown	= hicn_shutdown,
 	.setsockopt	= hicn_setsockopt,
 	.getsockopt	= hicn_getsockopt,
-	.sendmsg	= hicn_sendmsg,
-	.recvmsg	= hicn_recvmsg,
+	.sendmsg	= hicn_cons_sendmsg,
+	.recvmsg	= hicn_cons_recvmsg,
 	.mmap		= sock_no_mmap,
 };
 
@@ -235,14 +305,14 @@ static const struct proto_ops hicn_prod_ops = {
 	.socketpair	= sock_no_socketpair,
 	.accept		= sock_no_accept,
 	.getname	= hicn_getname,
-	.poll		= datagram_poll,
+	.poll		= hicn_poll,
 	.ioctl		= sock_no_ioctl,
 	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
+	.shutdown	= hicn_shutdown,
 	.setsockopt	= hicn_setsockopt,
 	.getsockopt	= hicn_getsockopt,
-	.sendmsg	= hicn_sendmsg,
-	.recvmsg	= hicn_recvmsg,
+	.sendmsg	= hicn_prod_sendmsg,
+	.recvmsg	= hicn_prod_recvmsg,
 	.mmap		= sock_no_mmap,
 };
 
@@ -289,6 +359,19 @@ static int hicn_create(struct net *net, struct socket *sock, int protocol,
 	sock->state = SS_UNCONNECTED;
 	sk->sk_protocol = protocol;
 
+	if (sock->type == SOCK_PROD)
+		hicn_prod_init(hicn_sk(sk));
+	else
+		hicn_cons_init(hicn_sk(sk));
+	hicn_sk(sk)->face = hicn_face_create(net, sock->type == SOCK_PROD ?
+					     &hicn_prod_face_ops :
+					     &hicn_cons_face_ops, sk);
+	if (!hicn_sk(sk)->face) {
+		sock->sk = NULL;
+		sk_free(sk);
+		return -ENOMEM;
+	}
+
 	hicn_pernet_link(hicn_sk(sk));
 	sock_prot_inuse_add(net, &hicn_proto, 1);
 	hicn_fault_inject();
@@ -312,10 +395,17 @@ static int __init hicn_init(void)
 	}
 	hicn_family_ops.family = hicn_family;
 
+	err = hicn_obj_init();
+	if (err)
+		return err;
+	err = hicn_cs_init();
+	if (err)
+		goto err_obj;
+
 	err = proto_register(&hicn_proto, 1);
 	if (err) {
 		pr_err("proto_register failed: %d\n", err);
-		return err;
+		goto err_cs;
 	}
 
 	err = hicn_pernet_init();
@@ -338,6 +428,10 @@ err_pernet:
 	hicn_pernet_exit();
 err_proto:
 	proto_unregister(&hicn_proto);
+err_cs:
+	hicn_cs_exit();
+err_obj:
+	hicn_obj_exit();
 	return err;
 }
 
@@ -346,6 +440,9 @@ static void __exit hicn_exit(void)
 	sock_unregister(hicn_family);
 	hicn_pernet_exit();
 	proto_unregister(&hicn_proto);
+	rcu_barrier();	/* FIB entries are freed by call_rcu() */
+	hicn_cs_exit();
+	hicn_obj_exit();
 }
 
 module_init(hicn_init);

@@ -27,14 +27,15 @@ static bool hicn_prefix_overlap(const struct in6_addr *a, unsigned int alen,
  * @hn: the namespace's AF_HICN state
  * @prefix: the prefix, host bits already cleared
  * @plen: its length in bits, 1..HICN_PREFIX_MAX
- * @hs: the producer claiming it
+ * @face: the producer's face, which the entry holds a reference on
  *
  * Return: the new entry, or ERR_PTR(-EADDRINUSE) when another claim of the
  * namespace overlaps, ERR_PTR(-ENOMEM).
  */
 struct hicn_fib_entry *hicn_fib_claim(struct hicn_net *hn,
 				      const struct in6_addr *prefix,
-				      unsigned int plen, struct hicn_sock *hs)
+				      unsigned int plen,
+				      struct hicn_face *face)
 {
 	struct hicn_fib_entry *e, *new;
 
@@ -43,7 +44,7 @@ struct hicn_fib_entry *hicn_fib_claim(struct hicn_net *hn,
 		return ERR_PTR(-ENOMEM);
 	new->prefix = *prefix;
 	new->plen = plen;
-	new->owner = hs;
+	new->face = face;
 
 	spin_lock_bh(&hn->fib_lock);
 	list_for_each_entry(e, &hn->fib, node) {
@@ -53,10 +54,21 @@ struct hicn_fib_entry *hicn_fib_claim(struct hicn_net *hn,
 			return ERR_PTR(-EADDRINUSE);
 		}
 	}
+	hicn_face_get(face);
 	list_add_tail_rcu(&new->node, &hn->fib);
 	hn->fib_entries++;
 	spin_unlock_bh(&hn->fib_lock);
 	return new;
+}
+
+/* Readers may still use e->face until the grace period ends. */
+static void hicn_fib_free_rcu(struct rcu_head *head)
+{
+	struct hicn_fib_entry *e = container_of(head, struct hicn_fib_entry,
+						rcu);
+
+	hicn_face_put(e->face);
+	kfree(e);
 }
 
 /**
@@ -70,5 +82,31 @@ void hicn_fib_release(struct hicn_net *hn, struct hicn_fib_entry *e)
 	list_del_rcu(&e->node);
 	hn->fib_entries--;
 	spin_unlock_bh(&hn->fib_lock);
-	kfree_rcu(e, rcu);
+	call_rcu(&e->rcu, hicn_fib_free_rcu);
+}
+
+/**
+ * hicn_fib_lookup() - the face serving @name
+ * @hn: the namespace's AF_HICN state
+ * @name: a content name
+ *
+ * Claims never overlap, so at most one entry matches and it is the
+ * longest match.
+ * Return: the face with a reference, or NULL when no entry matches.
+ */
+struct hicn_face *hicn_fib_lookup(struct hicn_net *hn,
+				  const struct in6_addr *name)
+{
+	struct hicn_face *face = NULL;
+	struct hicn_fib_entry *e;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(e, &hn->fib, node) {
+		if (ipv6_prefix_equal(&e->prefix, name, e->plen)) {
+			face = hicn_face_get(e->face);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return face;
 }

@@ -1,6 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * AF_HICN internal definitions shared by the files of hicn.ko.
+ *
+ * The pieces, and the file of each:
+ *
+ *   af_hicn.c   socket layer: family, ops tables, bind, connect, release
+ *   producer.c  SOCK_PROD: publishing, versions, the producer's store and
+ *               its application face (answers interests in the kernel)
+ *   consumer.c  SOCK_CONS: the consumer transport (interest window,
+ *               retransmission, reassembly, subscription)
+ *   sockopt.c   SOL_HICN options and HICN_INFO
+ *   fwd.c       the forwarding pipeline: interest -> CS -> PIT -> FIB ->
+ *               face, data -> PIT -> faces (+ CS)
+ *   face.c      faces: what the forwarder sends interests and data to
+ *   fib.c       FIB: name prefixes -> faces
+ *   pit.c       pending-interest table
+ *   cs.c        content store
+ *   object.c    published objects: the payload that segments point into
+ *   pernet.c    per-netns state, garbage collection, sysctls
+ *   proc.c      /proc/net/hicn, hicn_stat, hicn_fib
  */
 #ifndef _NET_HICN_HICN_H
 #define _NET_HICN_HICN_H
@@ -8,45 +26,399 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/sock.h>
 #include <uapi/linux/hicn.h>
 
-/**
- * struct hicn_net - AF_HICN state of one network namespace
- * @lock: protects @sockets, @nr_sockets and the bound names of the sockets
- * @sockets: every AF_HICN socket of the namespace (struct hicn_sock.node)
- * @nr_sockets: length of @sockets
- * @fib_lock: protects changes to @fib and @fib_entries
- * @fib: claimed namespaces (struct hicn_fib_entry.node), RCU readers
- * @fib_entries: length of @fib
- */
-struct hicn_net {
-	struct mutex		lock;		/* protects sockets */
-	struct list_head	sockets;
-	unsigned int		nr_sockets;
+#define HICN_PIT_BITS		10
+#define HICN_CS_BITS		12
+#define HICN_PNAME_BITS		6
 
-	spinlock_t		fib_lock;	/* protects fib changes */
-	struct list_head	fib;
-	unsigned int		fib_entries;
+/* Default send buffer of a producer: room for a 64 MiB object twice. */
+#define HICN_PROD_SNDBUF	(256 << 20)
+/* Interests a producer keeps waiting for content not yet published. */
+#define HICN_HELD_MAX		4096
+
+/**
+ * enum hicn_kind - what an interest asks for
+ * @HICN_I_EXACT: segment @seg of version @ver
+ * @HICN_I_LATEST: segment 0 of the newest version
+ * @HICN_I_NEXT: segment 0 of the oldest version newer than @ver
+ * @HICN_I_PROBE: the number of the newest version, no payload
+ */
+enum hicn_kind {
+	HICN_I_EXACT,
+	HICN_I_LATEST,
+	HICN_I_NEXT,
+	HICN_I_PROBE,
 };
 
-struct hicn_sock;
+/**
+ * struct hicn_key - the name an interest asks for, and the PIT key
+ * @name: the content name
+ * @ver: version (EXACT) or the version to be newer than (NEXT), else 0
+ * @seg: segment number (EXACT), else 0
+ * @kind: enum hicn_kind
+ */
+struct hicn_key {
+	struct in6_addr	name;
+	u32		ver;
+	u32		seg;
+	u32		kind;
+};
+
+static inline bool hicn_key_equal(const struct hicn_key *a,
+				  const struct hicn_key *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+/**
+ * struct hicn_obj - one published version: the bytes segments point into
+ * @ref: references: the producer's store, the CS, consumers, data in flight
+ * @dead: the producer dropped it (expiry, replacement, close); the CS
+ *	stops serving it
+ * @data: the payload (kvmalloc), @len bytes
+ * @len: object length
+ * @seg_size: payload bytes per segment
+ * @nsegs: number of segments, at least 1 (an empty object has one)
+ * @name: the content name
+ * @ver: its version
+ * @expires: jiffies after which it is gone, 0 for never
+ * @charge: bytes charged to the producer socket and netns
+ * @node: entry in the producer's per-name version list
+ */
+struct hicn_obj {
+	refcount_t		ref;
+	bool			dead;
+	void			*data;
+	size_t			len;
+	u32			seg_size;
+	u32			nsegs;
+	struct in6_addr		name;
+	u32			ver;
+	unsigned long		expires;
+	size_t			charge;
+	struct list_head	node;
+};
+
+/* Data flags. */
+#define HICN_DATA_NACK		BIT(0)	/* the producer does not hold it */
+#define HICN_DATA_PROBE		BIT(1)	/* answer to a PROBE: ver only */
+#define HICN_DATA_FROM_CS	BIT(2)	/* served by the content store */
+
+/**
+ * struct hicn_data - a data segment (or NACK) on its way through the
+ *	forwarder; the caller of hicn_fwd_data() holds the @obj reference
+ * @key: exact name of the segment (name, version, segment)
+ * @ikey: the interest it answers, which is the PIT key to satisfy
+ * @final_seg: number of the object's last segment
+ * @obj_len: object length
+ * @off: offset of the payload in the object
+ * @len: payload length
+ * @flags: HICN_DATA_*
+ * @expires: jiffies when it stops being valid, 0 for never
+ * @obj: the payload holder, NULL for NACK and PROBE answers
+ */
+struct hicn_data {
+	struct hicn_key		key;
+	struct hicn_key		ikey;
+	u32			final_seg;
+	u64			obj_len;
+	u64			off;
+	u32			len;
+	u32			flags;
+	unsigned long		expires;
+	struct hicn_obj		*obj;
+};
+
+struct hicn_face;
+
+/**
+ * struct hicn_face_ops - what the forwarder hands a face
+ * @interest: an interest the face should serve (producers, later network
+ *	faces); called with no forwarder lock held, may call hicn_fwd_data()
+ * @data: data for an interest the face sent; called with no forwarder lock
+ *	held, must not call back into the forwarder
+ */
+struct hicn_face_ops {
+	void (*interest)(struct hicn_face *face, const struct hicn_key *key,
+			 unsigned long lifetime);
+	void (*data)(struct hicn_face *face, const struct hicn_data *d);
+};
+
+/**
+ * struct hicn_face - an attachment point of the forwarder
+ * @ref: references: the owner, FIB entries, PIT in-records
+ * @id: number shown in /proc/net/hicn_fib, unique in the netns
+ * @net: the network namespace (the owner keeps it alive)
+ * @ops: the face's handlers
+ * @lock: protects @sk
+ * @sk: the application socket of an application face; NULL once detached
+ * @node: entry in hicn_net.faces, under hicn_net.lock
+ */
+struct hicn_face {
+	refcount_t			ref;
+	u32				id;
+	struct net			*net;
+	const struct hicn_face_ops	*ops;
+	spinlock_t			lock;	/* protects sk */
+	struct sock			*sk;
+	struct list_head		node;
+};
 
 /**
  * struct hicn_fib_entry - a claimed namespace
  * @node: entry in hicn_net.fib
  * @prefix: the namespace, host bits cleared
  * @plen: prefix length in bits
- * @owner: the producer socket that claimed it
+ * @face: the face serving it (holds a reference)
  * @rcu: frees the entry after readers are done
  */
 struct hicn_fib_entry {
 	struct list_head	node;
 	struct in6_addr		prefix;
 	unsigned int		plen;
-	struct hicn_sock	*owner;
+	struct hicn_face	*face;
 	struct rcu_head		rcu;
+};
+
+/**
+ * struct hicn_stats - forwarder counters of a netns, under their table's
+ *	lock or atomic where noted
+ */
+struct hicn_stats {
+	u64	pit_aggregated;
+	u64	pit_drops;
+	u64	pit_expired;
+	u64	cs_hits;
+	u64	cs_misses;
+	u64	cs_evictions;
+	atomic64_t	no_route;
+	atomic64_t	interests;
+	atomic64_t	data;
+	atomic64_t	unsolicited;
+};
+
+/**
+ * struct hicn_net - AF_HICN state of one network namespace
+ * @lock: protects @sockets, @nr_sockets, @faces, the bound names of the
+ *	sockets
+ * @sockets: every AF_HICN socket of the namespace (struct hicn_sock.node)
+ * @nr_sockets: length of @sockets
+ * @faces: every face (struct hicn_face.node)
+ * @nr_faces: length of @faces
+ * @next_face_id: id of the next face
+ * @fib_lock: protects changes to @fib and @fib_entries
+ * @fib: claimed namespaces (struct hicn_fib_entry.node), RCU readers
+ * @fib_entries: length of @fib
+ * @pit_lock: protects @pit, @pit_entries and the PIT counters
+ * @pit: pending-interest table
+ * @pit_entries: entries in @pit
+ * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, CS counters
+ * @cs: content store hash
+ * @cs_lru: content store entries, most recently used first
+ * @cs_entries: entries in @cs
+ * @cs_bytes: bytes charged to the CS
+ * @prod_mem: bytes of published content in the netns
+ * @stats: counters
+ * @gc: expires PIT and CS entries while the tables are not empty
+ * @sysctl_hdr: net.hicn sysctls
+ * @pit_max: sysctl net.hicn.pit_max
+ * @cs_max_entries: sysctl net.hicn.cs_max_entries
+ * @cs_mem_max: sysctl net.hicn.cs_mem_max
+ * @prod_mem_max: sysctl net.hicn.prod_mem_max
+ */
+struct hicn_net {
+	struct mutex		lock;		/* protects sockets, faces */
+	struct list_head	sockets;
+	unsigned int		nr_sockets;
+	struct list_head	faces;
+	unsigned int		nr_faces;
+	u32			next_face_id;
+
+	spinlock_t		fib_lock;	/* protects fib changes */
+	struct list_head	fib;
+	unsigned int		fib_entries;
+
+	spinlock_t		pit_lock;	/* protects pit */
+	struct hlist_head	pit[1 << HICN_PIT_BITS];
+	unsigned int		pit_entries;
+
+	spinlock_t		cs_lock;	/* protects cs, cs_lru */
+	struct hlist_head	cs[1 << HICN_CS_BITS];
+	struct list_head	cs_lru;
+	unsigned int		cs_entries;
+	u64			cs_bytes;
+
+	atomic_long_t		prod_mem;
+	struct hicn_stats	stats;
+	struct delayed_work	gc;
+
+	struct ctl_table_header	*sysctl_hdr;
+	int			pit_max;
+	int			cs_max_entries;
+	long			cs_mem_max;
+	long			prod_mem_max;
+};
+
+/**
+ * struct hicn_slot - one segment of the consumer's window
+ * @obj: the payload when READY (a reference)
+ * @off: payload offset in @obj
+ * @len: payload length
+ * @sent: jiffies the interest was last sent
+ * @state: HICN_SLOT_*
+ * @tries: retransmissions so far
+ */
+struct hicn_slot {
+	struct hicn_obj	*obj;
+	u64		off;
+	u32		len;
+	unsigned long	sent;
+	u8		state;
+	u8		tries;
+};
+
+enum {
+	HICN_SLOT_FREE,
+	HICN_SLOT_PENDING,
+	HICN_SLOT_READY,
+	HICN_SLOT_LOST,
+};
+
+enum hicn_fetch_state {
+	HICN_F_IDLE,	/* no fetch */
+	HICN_F_FIRST,	/* waiting for segment 0 (or the probe answer) */
+	HICN_F_DATA,	/* fetching segments 1..final */
+	HICN_F_EOF,	/* stream mode: object read, recv() returns 0 once */
+};
+
+/**
+ * struct hicn_cons - consumer state
+ * @lock: protects the fetch state touched by arriving data (@state,
+ *	@first, @ring, @ver, @nsegs, @obj_len, @seg_size, @gen)
+ * @lifetime: interest lifetime, jiffies
+ * @lifetime_ms: the same, as set
+ * @retx_limit: retransmissions before ETIMEDOUT (CONS_REL)
+ * @window: interests outstanding at once
+ * @subscribe: fetch the next version instead of the newest
+ * @connected: connect() named the object: stream mode
+ * @named: @target is set (by bind() or connect())
+ * @target: the name to fetch; sin_suffix is the version
+ * @after: subscription: the version to be newer than
+ * @after_known: @after is valid (else a PROBE asks for it)
+ * @state: enum hicn_fetch_state
+ * @first: the interest for segment 0 (LATEST, NEXT, EXACT or PROBE)
+ * @first_slot: its retransmission state
+ * @ver: version being fetched
+ * @nsegs: segments of the object
+ * @obj_len: its length
+ * @seg_size: payload bytes per segment (from segment 0)
+ * @base: first segment not yet consumed by the reader
+ * @base_off: bytes of segment @base already consumed (stream mode)
+ * @next_req: next segment to ask for
+ * @ring: @window slots, segment s in ring[s % window]
+ * @lost: segments given up on in this object (CONS_UNREL)
+ * @ring_size: slots in @ring
+ * @scan_at: jiffies before which no window slot can time out
+ * @gen: bumped at every change a reader may wait for
+ * @pumping: the pump is running; arriving data need not schedule it
+ * @closing: the socket is closing; @work may not be armed any more
+ * @armed: @work is queued to run at @next_run
+ * @next_run: jiffies
+ * @work: runs the pump (retransmission, window refill) when no reader does
+ */
+struct hicn_cons {
+	spinlock_t		lock;	/* protects the fetch state */
+	unsigned long		lifetime;
+	u32			lifetime_ms;
+	u32			retx_limit;
+	u32			window;
+	bool			subscribe;
+	bool			connected;
+	bool			named;
+	struct sockaddr_hicn	target;
+	u32			after;
+	bool			after_known;
+
+	enum hicn_fetch_state	state;
+	struct hicn_key		first;
+	struct hicn_slot	first_slot;
+	u32			ver;
+	u32			nsegs;
+	u64			obj_len;
+	u32			seg_size;
+	u32			base;
+	u32			base_off;
+	u32			next_req;
+	struct hicn_slot	*ring;
+	u32			ring_size;
+	unsigned long		scan_at;
+	u32			lost;
+	u32			gen;
+	bool			pumping;
+	bool			closing;
+	bool			armed;
+	unsigned long		next_run;
+	struct delayed_work	work;
+};
+
+/**
+ * struct hicn_pname - the versions a producer holds of one name
+ * @node: entry in hicn_prod.names
+ * @name: the name
+ * @last_ver: the last version number given out
+ * @versions: struct hicn_obj.node, oldest first
+ */
+struct hicn_pname {
+	struct hlist_node	node;
+	struct in6_addr		name;
+	u32			last_ver;
+	struct list_head	versions;
+};
+
+/**
+ * struct hicn_held - an interest a producer keeps until it can answer
+ * @node: entry in hicn_prod.held
+ * @key: the interest
+ * @expires: jiffies when it is dropped
+ */
+struct hicn_held {
+	struct list_head	node;
+	struct hicn_key		key;
+	unsigned long		expires;
+};
+
+/**
+ * struct hicn_prod - producer state
+ * @lock: protects @names, @held, @nheld, @nversions (BH off: network faces
+ *	will ask from softirq)
+ * @names: struct hicn_pname by name
+ * @held: interests waiting for content (struct hicn_held)
+ * @nheld: length of @held
+ * @nversions: versions held
+ * @seg_size: HICN_PACKET_SIZE
+ * @expiry_ms: HICN_CONTENT_EXPIRY
+ * @closing: the socket is closing; @work may not be armed any more
+ * @armed: @work is queued to run at @next_run
+ * @next_run: jiffies
+ * @work: drops expired versions and held interests
+ */
+struct hicn_prod {
+	spinlock_t		lock;	/* protects names, held */
+	struct hlist_head	names[1 << HICN_PNAME_BITS];
+	struct list_head	held;
+	unsigned int		nheld;
+	unsigned int		nversions;
+	u32			seg_size;
+	u32			expiry_ms;
+	bool			closing;
+	bool			armed;
+	unsigned long		next_run;
+	struct delayed_work	work;
 };
 
 /**
@@ -57,6 +429,10 @@ struct hicn_fib_entry {
  *	written under lock_sock() and hicn_net.lock
  * @bound: bind() succeeded
  * @claim: a producer's FIB entry for @name, NULL otherwise
+ * @face: the socket's application face
+ * @info: counters for HICN_INFO (updated with WRITE_ONCE, read racily)
+ * @cons: consumer state (SOCK_CONS)
+ * @prod: producer state (SOCK_PROD)
  */
 struct hicn_sock {
 	struct sock		sk;
@@ -64,6 +440,12 @@ struct hicn_sock {
 	struct sockaddr_hicn	name;
 	bool			bound;
 	struct hicn_fib_entry	*claim;
+	struct hicn_face	*face;
+	struct hicn_info	info;
+	union {
+		struct hicn_cons	cons;
+		struct hicn_prod	prod;
+	};
 };
 
 static inline struct hicn_sock *hicn_sk(const struct sock *sk)
@@ -71,15 +453,106 @@ static inline struct hicn_sock *hicn_sk(const struct sock *sk)
 	return (struct hicn_sock *)sk;
 }
 
+/*
+ * HICN_INFO counters are bumped from several contexts without a common
+ * lock; a lost increment under a race is acceptable for statistics.
+ */
+static inline void hicn_count(u64 *counter, u64 n)
+{
+	WRITE_ONCE(*counter, READ_ONCE(*counter) + n);
+}
+
 /* af_hicn.c */
 extern int hicn_family;
 extern struct proto hicn_proto;
+int hicn_addr_check(const struct sock *sk, const struct sockaddr *uaddr,
+		    int len, struct sockaddr_hicn *name);
+
+/* object.c */
+struct hicn_obj *hicn_obj_alloc(size_t len, u32 seg_size);
+void hicn_obj_put(struct hicn_obj *obj);
+static inline struct hicn_obj *hicn_obj_get(struct hicn_obj *obj)
+{
+	refcount_inc(&obj->ref);
+	return obj;
+}
+
+void hicn_obj_fill(const struct hicn_obj *obj, u32 seg, struct hicn_data *d);
+int hicn_obj_init(void);
+void hicn_obj_exit(void);
+
+/* face.c */
+struct hicn_face *hicn_face_create(struct net *net,
+				   const struct hicn_face_ops *ops,
+				   struct sock *sk);
+void hicn_face_detach(struct hicn_face *face);
+struct sock *hicn_face_sk(struct hicn_face *face);
+static inline struct hicn_face *hicn_face_get(struct hicn_face *face)
+{
+	refcount_inc(&face->ref);
+	return face;
+}
+
+void hicn_face_put(struct hicn_face *face);
 
 /* fib.c */
 struct hicn_fib_entry *hicn_fib_claim(struct hicn_net *hn,
 				      const struct in6_addr *prefix,
-				      unsigned int plen, struct hicn_sock *hs);
+				      unsigned int plen,
+				      struct hicn_face *face);
 void hicn_fib_release(struct hicn_net *hn, struct hicn_fib_entry *e);
+struct hicn_face *hicn_fib_lookup(struct hicn_net *hn,
+				  const struct in6_addr *name);
+
+/* pit.c */
+int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
+		    struct hicn_face *face, unsigned long lifetime,
+		    bool *forward);
+void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d);
+void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
+		     struct hicn_face *face);
+bool hicn_pit_gc(struct hicn_net *hn);
+void hicn_pit_flush(struct hicn_net *hn);
+
+/* cs.c */
+bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
+		    struct hicn_data *d);
+void hicn_cs_insert(struct hicn_net *hn, const struct hicn_data *d);
+bool hicn_cs_gc(struct hicn_net *hn);
+void hicn_cs_flush(struct hicn_net *hn);
+int hicn_cs_init(void);
+void hicn_cs_exit(void);
+
+/* fwd.c */
+int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
+		      unsigned long lifetime);
+void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d);
+
+/* producer.c */
+extern const struct hicn_face_ops hicn_prod_face_ops;
+void hicn_prod_init(struct hicn_sock *hs);
+void hicn_prod_release(struct hicn_sock *hs);
+int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
+__poll_t hicn_prod_poll(struct sock *sk);
+
+/* consumer.c */
+extern const struct hicn_face_ops hicn_cons_face_ops;
+void hicn_cons_init(struct hicn_sock *hs);
+void hicn_cons_release(struct hicn_sock *hs);
+int hicn_cons_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+		      int flags);
+int hicn_cons_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		      int flags);
+__poll_t hicn_cons_poll(struct sock *sk);
+void hicn_cons_start(struct hicn_sock *hs);
+void hicn_cons_kick(struct hicn_sock *hs);
+void hicn_cons_shutdown(struct hicn_sock *hs);
+
+/* sockopt.c */
+int hicn_setsockopt(struct socket *sock, int level, int optname,
+		    sockptr_t optval, unsigned int optlen);
+int hicn_getsockopt(struct socket *sock, int level, int optname,
+		    char __user *optval, int __user *optlen);
 
 /* pernet.c */
 struct hicn_net *hicn_pernet(const struct net *net);
@@ -87,6 +560,7 @@ void hicn_pernet_link(struct hicn_sock *hs);
 void hicn_pernet_unlink(struct hicn_sock *hs);
 void hicn_pernet_set_name(struct hicn_sock *hs,
 			  const struct sockaddr_hicn *name);
+void hicn_gc_kick(struct hicn_net *hn);
 int hicn_pernet_init(void);
 void hicn_pernet_exit(void);
 

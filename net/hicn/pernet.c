@@ -1,17 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-network-namespace AF_HICN state: the list of sockets, and the
- * /proc/net/hicn entry that shows it.  Later the namespace's forwarder
- * tables live here too.
+ * Per-network-namespace AF_HICN state: the list of sockets and faces, the
+ * forwarder's tables (FIB, PIT, CS: see fib.c, pit.c, cs.c), their
+ * garbage collector and the net.hicn sysctls:
+ *
+ *   pit_max         PIT entries at most (default 65536)
+ *   cs_max_entries  CS entries at most (default 65536; 0 turns it off)
+ *   cs_mem_max      CS bytes at most (default 64 MiB)
+ *   prod_mem_max    bytes of published content in the netns (512 MiB)
  */
 
 #include <linux/module.h>
 #include <net/net_namespace.h>
+#include <linux/hashtable.h>
+#include <linux/slab.h>
+#include <linux/sysctl.h>
 #include <net/netns/generic.h>
 
 #include "hicn.h"
 
 static unsigned int hicn_net_id __read_mostly;
+static const long hicn_long_zero;
 
 struct hicn_net *hicn_pernet(const struct net *net)
 {
@@ -50,18 +59,160 @@ void hicn_pernet_set_name(struct hicn_sock *hs,
 	mutex_unlock(&hn->lock);
 }
 
+/*
+ * Garbage collection: expired PIT entries and stale CS entries go while
+ * either table is not empty; the work stops when both are.
+ */
+#define HICN_GC_PERIOD	(HZ / 2)
+
+static void hicn_gc_work(struct work_struct *work)
+{
+	struct hicn_net *hn = container_of(to_delayed_work(work),
+					   struct hicn_net, gc);
+	bool busy;
+
+	busy = hicn_pit_gc(hn);
+	busy |= hicn_cs_gc(hn);
+	if (busy)
+		queue_delayed_work(system_power_efficient_wq, &hn->gc,
+				   HICN_GC_PERIOD);
+}
+
+/* A table got an entry: make sure the collector runs. */
+void hicn_gc_kick(struct hicn_net *hn)
+{
+	if (!delayed_work_pending(&hn->gc))
+		queue_delayed_work(system_power_efficient_wq, &hn->gc,
+				   HICN_GC_PERIOD);
+}
+
+static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
+			  void *buffer, size_t *lenp, loff_t *ppos);
+
+static const long hicn_long_max = LONG_MAX;
+
+static struct ctl_table hicn_sysctl_table[] = {
+	{
+		.procname	= "pit_max",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+	{
+		.procname	= "cs_max_entries",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= hicn_cs_sysctl,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+	{
+		.procname	= "cs_mem_max",
+		.maxlen		= sizeof(long),
+		.mode		= 0644,
+		.proc_handler	= hicn_cs_sysctl,
+		.extra1		= (void *)&hicn_long_zero,
+		.extra2		= (void *)&hicn_long_max,
+	},
+	{
+		.procname	= "prod_mem_max",
+		.maxlen		= sizeof(long),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= (void *)&hicn_long_zero,
+		.extra2		= (void *)&hicn_long_max,
+	},
+	{ }	/* sentinel: 6.1 walks the table up to it */
+};
+
+#define HICN_SYSCTLS	(ARRAY_SIZE(hicn_sysctl_table) - 1)
+
+/* Lowering a CS limit (0 entries: off) empties the store at once. */
+static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
+			  void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct hicn_net *hn = table->extra1 == SYSCTL_ZERO ?
+		container_of(table->data, struct hicn_net, cs_max_entries) :
+		container_of(table->data, struct hicn_net, cs_mem_max);
+	int err;
+
+	if (table->maxlen == sizeof(int))
+		err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
+	else
+		err = proc_doulongvec_minmax(table, write, buffer, lenp, ppos);
+	if (!err && write) {
+		if (!READ_ONCE(hn->cs_max_entries))
+			hicn_cs_flush(hn);
+		else
+			hicn_cs_gc(hn);
+	}
+	return err;
+}
+
+static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
+{
+	struct ctl_table *table;
+
+	hn->pit_max = 65536;
+	hn->cs_max_entries = 65536;
+	hn->cs_mem_max = 64L << 20;
+	hn->prod_mem_max = 512L << 20;
+
+	table = kmemdup(hicn_sysctl_table, sizeof(hicn_sysctl_table),
+			GFP_KERNEL);
+	if (!table)
+		return -ENOMEM;
+	table[0].data = &hn->pit_max;
+	table[1].data = &hn->cs_max_entries;
+	table[2].data = &hn->cs_mem_max;
+	table[3].data = &hn->prod_mem_max;
+#ifdef HICN_HAVE_SYSCTL_SZ
+	hn->sysctl_hdr = register_net_sysctl_sz(net, "net/hicn", table,
+						HICN_SYSCTLS);
+#else
+	hn->sysctl_hdr = register_net_sysctl(net, "net/hicn", table);
+#endif
+	if (!hn->sysctl_hdr) {
+		kfree(table);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void hicn_sysctl_exit(struct hicn_net *hn)
+{
+	const struct ctl_table *table = hn->sysctl_hdr->ctl_table_arg;
+
+	unregister_net_sysctl_table(hn->sysctl_hdr);
+	kfree(table);
+}
+
 static int __net_init hicn_net_init(struct net *net)
 {
 	struct hicn_net *hn = hicn_pernet(net);
+	int err;
 
 	mutex_init(&hn->lock);
 	INIT_LIST_HEAD(&hn->sockets);
-	hn->nr_sockets = 0;
+	INIT_LIST_HEAD(&hn->faces);
 	spin_lock_init(&hn->fib_lock);
 	INIT_LIST_HEAD(&hn->fib);
-	hn->fib_entries = 0;
+	spin_lock_init(&hn->pit_lock);
+	hash_init(hn->pit);
+	spin_lock_init(&hn->cs_lock);
+	hash_init(hn->cs);
+	INIT_LIST_HEAD(&hn->cs_lru);
+	INIT_DELAYED_WORK(&hn->gc, hicn_gc_work);
 
-	return hicn_proc_init_net(net);
+	err = hicn_sysctl_init(net, hn);
+	if (err)
+		return err;
+	err = hicn_proc_init_net(net);
+	if (err)
+		hicn_sysctl_exit(hn);
+	return err;
 }
 
 static void __net_exit hicn_net_exit(struct net *net)
@@ -69,11 +220,15 @@ static void __net_exit hicn_net_exit(struct net *net)
 	struct hicn_net *hn = hicn_pernet(net);
 
 	hicn_proc_exit_net(net);
+	hicn_sysctl_exit(hn);
 
 	/* User sockets hold the namespace, so none can be left. */
 	WARN_ONCE(!list_empty(&hn->sockets) || !list_empty(&hn->fib),
 		  "hicn: %u sockets, %u FIB entries left in an exiting netns\n",
 		  hn->nr_sockets, hn->fib_entries);
+	hicn_pit_flush(hn);
+	hicn_cs_flush(hn);
+	cancel_delayed_work_sync(&hn->gc);
 	mutex_destroy(&hn->lock);
 }
 

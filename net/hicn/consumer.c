@@ -1,0 +1,803 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SOCK_CONS: the consumer transport.
+ *
+ * A fetch asks for segment 0 first (the newest version, the next one for a
+ * subscription, or an explicit version); its answer carries the version,
+ * the object length and the number of the final segment.  The consumer
+ * then keeps a window of interests outstanding for the following segments
+ * (HICN_WINDOW) and hands the bytes to the reader in order.
+ *
+ * Segments land in a ring of window slots (segment s in slot s % window)
+ * as references on the producer's object: nothing is copied until the
+ * reader's copy_to_iter().  CONS_REL retransmits an interest whose data
+ * did not come within its lifetime, up to HICN_RETX_LIMIT times, then
+ * fails the fetch with ETIMEDOUT.  CONS_UNREL never retransmits: a missing
+ * segment reads as zeros and is counted (HICN_CMSG_LOST, hi_lost).
+ *
+ * Who drives it: the reader (recvmsg) runs the pump itself; when no reader
+ * is there (non-blocking use, poll, a subscription waiting), a delayed
+ * work runs it at the next deadline or when data arrives asynchronously.
+ * Data from a local producer usually arrives synchronously, inside
+ * hicn_fwd_interest() called by the pump; the data handler then only fills
+ * the slot and never sends interests itself, which bounds the recursion.
+ *
+ * A subscription first asks the producer which version is the newest
+ * (PROBE), then for the next version after it (NEXT), re-expressing that
+ * interest every lifetime until a publication answers it.
+ *
+ * Lock order:
+ *   lock_sock(consumer) -> hicn_cons.lock (BH off) -> hicn_net.pit_lock
+ *   hicn_cons.lock is never held while the forwarder is entered.  The
+ *   fetch state is changed by the lock_sock() owner (pump, reader) and
+ *   by arriving data, both under hicn_cons.lock.
+ */
+
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/ipv6.h>
+
+#include "hicn.h"
+
+static struct hicn_net *hicn_cons_net(struct hicn_sock *hs)
+{
+	return hicn_pernet(sock_net(&hs->sk));
+}
+
+static void hicn_cons_exact(const struct hicn_cons *c, u32 seg,
+			    struct hicn_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->name = c->first.name;
+	key->ver = c->ver;
+	key->seg = seg;
+	key->kind = HICN_I_EXACT;
+}
+
+/* Length of segment @seg of the object being fetched. */
+static u32 hicn_cons_seg_len(const struct hicn_cons *c, u32 seg)
+{
+	u64 off = (u64)seg * c->seg_size;
+
+	if (c->nsegs <= 1)
+		return c->obj_len;
+	return min_t(u64, c->seg_size, c->obj_len - off);
+}
+
+/* Run the work at @when (hicn_cons.lock held). */
+static void hicn_cons_arm(struct hicn_cons *c, unsigned long when)
+{
+	long delay = (long)(when - jiffies);
+
+	if (c->closing)
+		return;
+	if (c->armed && !time_before(when, c->next_run))
+		return;
+	c->armed = true;
+	c->next_run = when;
+	mod_delayed_work(system_wq, &c->work, delay > 0 ? delay : 0);
+}
+
+/* Give up the fetch in progress (hicn_cons.lock held). */
+static void hicn_cons_abort(struct hicn_sock *hs)
+{
+	struct hicn_net *hn = hicn_cons_net(hs);
+	struct hicn_cons *c = &hs->cons;
+	struct hicn_slot *slot;
+	struct hicn_key key;
+	u32 seg;
+
+	if (c->state == HICN_F_FIRST && c->first_slot.state == HICN_SLOT_PENDING)
+		hicn_pit_cancel(hn, &c->first, hs->face);
+	if (c->state == HICN_F_DATA) {
+		for (seg = c->base; seg < c->next_req; seg++) {
+			slot = &c->ring[seg % c->ring_size];
+			if (slot->state == HICN_SLOT_PENDING) {
+				hicn_cons_exact(c, seg, &key);
+				hicn_pit_cancel(hn, &key, hs->face);
+			} else if (slot->state == HICN_SLOT_READY) {
+				hicn_obj_put(slot->obj);
+			}
+			memset(slot, 0, sizeof(*slot));
+		}
+	}
+	memset(&c->first_slot, 0, sizeof(c->first_slot));
+	c->state = HICN_F_IDLE;
+	c->gen++;
+}
+
+/* Fail the fetch with @err, reported by recv() and SO_ERROR (lock held). */
+static void hicn_cons_fail(struct hicn_sock *hs, int err)
+{
+	hicn_cons_abort(hs);
+	WRITE_ONCE(hs->sk.sk_err, err);
+	sk_error_report(&hs->sk);
+}
+
+/* Start a fetch of the target (hicn_cons.lock held, ring allocated). */
+static void hicn_cons_begin(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	struct hicn_key *k = &c->first;
+
+	memset(k, 0, sizeof(*k));
+	k->name = c->target.sin_addr;
+	if (c->subscribe) {
+		k->kind = c->after_known ? HICN_I_NEXT : HICN_I_PROBE;
+		k->ver = c->after_known ? c->after : 0;
+	} else if (c->target.sin_suffix) {
+		k->kind = HICN_I_EXACT;
+		k->ver = c->target.sin_suffix;
+	} else {
+		k->kind = HICN_I_LATEST;
+	}
+	memset(&c->first_slot, 0, sizeof(c->first_slot));
+	c->state = HICN_F_FIRST;
+	c->ver = 0;
+	c->nsegs = 0;
+	c->obj_len = 0;
+	c->seg_size = 0;
+	c->base = 0;
+	c->base_off = 0;
+	c->next_req = 0;
+	c->lost = 0;
+	c->gen++;
+}
+
+/*
+ * Make sure the ring has HICN_WINDOW slots before a fetch starts
+ * (lock_sock held, no fetch in progress).
+ */
+static int hicn_cons_ring(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	struct hicn_slot *ring, *old;
+
+	if (c->ring && c->ring_size == c->window)
+		return 0;
+	ring = kvcalloc(c->window, sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	if (!ring)
+		return -ENOMEM;
+	spin_lock_bh(&c->lock);
+	old = c->ring;
+	c->ring = ring;
+	c->ring_size = c->window;
+	spin_unlock_bh(&c->lock);
+	kvfree(old);
+	return 0;
+}
+
+/**
+ * hicn_cons_start() - (re)start fetching the target (lock_sock held)
+ * @hs: a consumer with a target
+ *
+ * Used by connect(), bind() and HICN_SUBSCRIBE; a fetch in progress is
+ * abandoned.
+ */
+void hicn_cons_start(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+
+	spin_lock_bh(&c->lock);
+	hicn_cons_abort(hs);
+	spin_unlock_bh(&c->lock);
+	if (hicn_cons_ring(hs))
+		return;	/* the next recv() retries and reports ENOMEM */
+	spin_lock_bh(&c->lock);
+	hicn_cons_begin(hs);
+	spin_unlock_bh(&c->lock);
+}
+
+/* Data for an interest this consumer sent. */
+static void hicn_cons_face_data(struct hicn_face *face,
+				const struct hicn_data *d)
+{
+	struct sock *sk = hicn_face_sk(face);
+	struct hicn_slot *slot = NULL;
+	struct hicn_sock *hs;
+	struct hicn_cons *c;
+	bool wake = false;
+
+	if (!sk)
+		return;
+	hs = hicn_sk(sk);
+	c = &hs->cons;
+
+	spin_lock_bh(&c->lock);
+	if (c->state == HICN_F_FIRST &&
+	    c->first_slot.state == HICN_SLOT_PENDING &&
+	    hicn_key_equal(&d->ikey, &c->first)) {
+		if (d->flags & HICN_DATA_PROBE) {
+			/* The subscription waits for a version after this. */
+			c->after = d->key.ver;
+			c->after_known = true;
+			c->first.kind = HICN_I_NEXT;
+			c->first.ver = c->after;
+			memset(&c->first_slot, 0, sizeof(c->first_slot));
+			c->gen++;
+			if (!READ_ONCE(c->pumping))
+				hicn_cons_arm(c, jiffies);
+		} else if (d->flags & HICN_DATA_NACK || !d->obj) {
+			hicn_cons_fail(hs, ENOENT);
+			wake = true;
+		} else {
+			c->ver = d->key.ver;
+			c->nsegs = d->final_seg + 1;
+			c->obj_len = d->obj_len;
+			c->seg_size = d->len;
+			c->state = HICN_F_DATA;
+			c->base = 0;
+			c->base_off = 0;
+			c->next_req = 1;
+			c->scan_at = jiffies + c->lifetime;
+			slot = &c->ring[0];
+		}
+	} else if (c->state == HICN_F_DATA && d->key.kind == HICN_I_EXACT &&
+		   d->key.ver == c->ver && d->key.seg >= c->base &&
+		   d->key.seg < c->next_req &&
+		   ipv6_addr_equal(&d->key.name, &c->first.name)) {
+		slot = &c->ring[d->key.seg % c->ring_size];
+		if (slot->state != HICN_SLOT_PENDING) {
+			slot = NULL;
+		} else if (d->flags & HICN_DATA_NACK || !d->obj) {
+			/* The producer dropped the version under us. */
+			slot = NULL;
+			if (hs->sk.sk_protocol == CONS_UNREL) {
+				c->ring[d->key.seg % c->ring_size].state =
+					HICN_SLOT_LOST;
+				c->lost++;
+				hicn_count(&hs->info.hi_lost, 1);
+				c->gen++;
+			} else {
+				hicn_cons_fail(hs, ENOENT);
+			}
+			wake = true;
+		}
+	}
+	if (slot) {
+		slot->obj = hicn_obj_get(d->obj);
+		slot->off = d->off;
+		slot->len = d->len;
+		slot->state = HICN_SLOT_READY;
+		c->gen++;
+		hicn_count(&hs->info.hi_segments, 1);
+		if (d->flags & HICN_DATA_FROM_CS)
+			hicn_count(&hs->info.hi_cache_hits, 1);
+		if (!READ_ONCE(c->pumping))
+			hicn_cons_arm(c, jiffies);
+		wake = true;
+	}
+	spin_unlock_bh(&c->lock);
+
+	if (wake)
+		sk->sk_data_ready(sk);
+	sock_put(sk);
+}
+
+/* A consumer serves no interests. */
+static void hicn_cons_face_interest(struct hicn_face *face,
+				    const struct hicn_key *key,
+				    unsigned long lifetime)
+{
+}
+
+const struct hicn_face_ops hicn_cons_face_ops = {
+	.interest	= hicn_cons_face_interest,
+	.data		= hicn_cons_face_data,
+};
+
+/*
+ * Pick the next interest to send (hicn_cons.lock held): a first segment
+ * not sent yet or timed out, a window segment timed out, or the next
+ * segment of the window.  Returns true with @key and @retx set.
+ */
+static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
+			   bool *retx, bool *wake)
+{
+	struct hicn_cons *c = &hs->cons;
+	bool rel = hs->sk.sk_protocol == CONS_REL;
+	unsigned long now = jiffies;
+	unsigned long next_scan;
+	struct hicn_slot *slot;
+	u32 seg;
+
+	*retx = false;
+	if (c->state == HICN_F_FIRST) {
+		slot = &c->first_slot;
+		if (slot->state == HICN_SLOT_FREE) {
+			slot->state = HICN_SLOT_PENDING;
+			slot->sent = now;
+			*key = c->first;
+			return true;
+		}
+		if (time_before(now, slot->sent + c->lifetime))
+			return false;
+		hicn_count(&hs->info.hi_timeouts, 1);
+		if (c->first.kind == HICN_I_PROBE) {
+			/* No producer to ask: any version will do. */
+			hicn_pit_cancel(hicn_cons_net(hs), &c->first, hs->face);
+			c->after = 0;
+			c->after_known = true;
+			c->first.kind = HICN_I_NEXT;
+			c->first.ver = 0;
+		} else if (c->first.kind == HICN_I_NEXT) {
+			*retx = true;	/* a subscription waits forever */
+		} else if (rel && slot->tries < c->retx_limit) {
+			slot->tries++;
+			*retx = true;
+		} else {
+			hicn_cons_fail(hs, ETIMEDOUT);
+			*wake = true;
+			return false;
+		}
+		slot->sent = now;
+		*key = c->first;
+		return true;
+	}
+	if (c->state != HICN_F_DATA)
+		return false;
+
+	if (!time_before(now, c->scan_at)) {
+		next_scan = now + c->lifetime;
+		for (seg = c->base; seg < c->next_req; seg++) {
+			slot = &c->ring[seg % c->ring_size];
+			if (slot->state != HICN_SLOT_PENDING)
+				continue;
+			if (time_before(now, slot->sent + c->lifetime)) {
+				if (time_before(slot->sent + c->lifetime,
+						next_scan))
+					next_scan = slot->sent + c->lifetime;
+				continue;
+			}
+			hicn_count(&hs->info.hi_timeouts, 1);
+			hicn_cons_exact(c, seg, key);
+			if (rel && slot->tries < c->retx_limit) {
+				slot->tries++;
+				slot->sent = now;
+				*retx = true;
+				return true;	/* scan_at stays: rescan */
+			}
+			if (rel) {
+				hicn_cons_fail(hs, ETIMEDOUT);
+				*wake = true;
+				return false;
+			}
+			hicn_pit_cancel(hicn_cons_net(hs), key, hs->face);
+			slot->state = HICN_SLOT_LOST;
+			c->lost++;
+			hicn_count(&hs->info.hi_lost, 1);
+			c->gen++;
+			*wake = true;
+		}
+		c->scan_at = next_scan;
+	}
+	if (c->next_req < c->nsegs && c->next_req - c->base < c->ring_size) {
+		seg = c->next_req++;
+		slot = &c->ring[seg % c->ring_size];
+		memset(slot, 0, sizeof(*slot));
+		slot->state = HICN_SLOT_PENDING;
+		slot->sent = now;
+		hicn_cons_exact(c, seg, key);
+		return true;
+	}
+	return false;
+}
+
+/* When the pump must run again for a timeout (hicn_cons.lock held). */
+static void hicn_cons_arm_deadline(struct hicn_cons *c)
+{
+	if (c->state == HICN_F_FIRST &&
+	    c->first_slot.state == HICN_SLOT_PENDING)
+		hicn_cons_arm(c, c->first_slot.sent + c->lifetime);
+	else if (c->state == HICN_F_DATA && c->base < c->next_req)
+		hicn_cons_arm(c, c->scan_at);
+}
+
+/* Send what the window allows and handle timeouts (lock_sock held). */
+static void hicn_cons_pump(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	bool wake = false, send, retx;
+	struct hicn_key key;
+
+	WRITE_ONCE(c->pumping, true);
+	do {
+		spin_lock_bh(&c->lock);
+		send = hicn_cons_next(hs, &key, &retx, &wake);
+		if (!send)
+			hicn_cons_arm_deadline(c);
+		spin_unlock_bh(&c->lock);
+		if (send) {
+			hicn_count(&hs->info.hi_interests_sent, 1);
+			if (retx)
+				hicn_count(&hs->info.hi_interests_retx, 1);
+			hicn_fwd_interest(hs->face, &key, c->lifetime);
+		}
+	} while (send);
+	WRITE_ONCE(c->pumping, false);
+	if (wake)
+		hs->sk.sk_data_ready(&hs->sk);
+}
+
+static void hicn_cons_work(struct work_struct *work)
+{
+	struct hicn_cons *c = container_of(to_delayed_work(work),
+					   struct hicn_cons, work);
+	struct hicn_sock *hs = container_of(c, struct hicn_sock, cons);
+	bool closing;
+
+	lock_sock(&hs->sk);
+	spin_lock_bh(&c->lock);
+	c->armed = false;
+	closing = c->closing;
+	spin_unlock_bh(&c->lock);
+	if (!closing)
+		hicn_cons_pump(hs);
+	release_sock(&hs->sk);
+}
+
+void hicn_cons_init(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+
+	spin_lock_init(&c->lock);
+	c->lifetime_ms = HICN_LIFETIME_DEFAULT;
+	c->lifetime = msecs_to_jiffies(c->lifetime_ms);
+	c->retx_limit = HICN_RETX_LIMIT_DEFAULT;
+	c->window = HICN_WINDOW_DEFAULT;
+	c->state = HICN_F_IDLE;
+	INIT_DELAYED_WORK(&c->work, hicn_cons_work);
+}
+
+/* The socket is closing: drop the fetch and its PIT entries. */
+void hicn_cons_release(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	struct hicn_slot *ring;
+
+	spin_lock_bh(&c->lock);
+	c->closing = true;
+	hicn_cons_abort(hs);
+	spin_unlock_bh(&c->lock);
+	cancel_delayed_work_sync(&c->work);
+
+	spin_lock_bh(&c->lock);
+	ring = c->ring;
+	c->ring = NULL;
+	spin_unlock_bh(&c->lock);
+	kvfree(ring);
+}
+
+/* An option changed: send what may be sent now (lock_sock held). */
+void hicn_cons_kick(struct hicn_sock *hs)
+{
+	if (hs->cons.state == HICN_F_FIRST || hs->cons.state == HICN_F_DATA)
+		hicn_cons_pump(hs);
+}
+
+/* shutdown(SHUT_RD): drop the fetch, wake readers (lock_sock held). */
+void hicn_cons_shutdown(struct hicn_sock *hs)
+{
+	spin_lock_bh(&hs->cons.lock);
+	hicn_cons_abort(hs);
+	spin_unlock_bh(&hs->cons.lock);
+}
+
+int hicn_cons_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+		      int flags)
+{
+	struct sock *sk = sock->sk;
+	struct hicn_sock *hs = hicn_sk(sk);
+	struct hicn_cons *c = &hs->cons;
+	struct sockaddr_hicn name;
+	int err;
+
+	if (len >= (int)sizeof(sa_family_t) && uaddr->sa_family == AF_UNSPEC) {
+		lock_sock(sk);
+		spin_lock_bh(&c->lock);
+		hicn_cons_abort(hs);
+		spin_unlock_bh(&c->lock);
+		c->connected = false;
+		c->named = hs->bound;
+		if (hs->bound)
+			c->target = hs->name;
+		sock->state = SS_UNCONNECTED;
+		release_sock(sk);
+		return 0;
+	}
+	err = hicn_addr_check(sk, uaddr, len, &name);
+	if (err)
+		return err;
+
+	lock_sock(sk);
+	if (hs->bound && !ipv6_prefix_equal(&name.sin_addr, &hs->name.sin_addr,
+					    hs->name.sin_prefix)) {
+		err = -EADDRNOTAVAIL;
+		goto out;
+	}
+	c->target = name;
+	c->named = true;
+	c->connected = true;
+	c->after_known = false;
+	sock->state = SS_CONNECTED;
+	hicn_cons_start(hs);
+	hicn_cons_pump(hs);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static bool hicn_cons_readable(struct hicn_cons *c)
+{
+	struct hicn_slot *slot;
+
+	if (c->state == HICN_F_EOF)
+		return true;
+	if (c->state != HICN_F_DATA)
+		return false;
+	if (c->base >= c->nsegs)
+		return true;
+	slot = &c->ring[c->base % c->ring_size];
+	return slot->state == HICN_SLOT_READY || slot->state == HICN_SLOT_LOST;
+}
+
+__poll_t hicn_cons_poll(struct sock *sk)
+{
+	struct hicn_cons *c = &hicn_sk(sk)->cons;
+	bool readable;
+
+	spin_lock_bh(&c->lock);
+	readable = hicn_cons_readable(c);
+	spin_unlock_bh(&c->lock);
+	return readable ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/*
+ * Copy in-order segments to the reader (lock_sock held).  Returns the
+ * bytes copied or -EFAULT; sets *full when the reader's buffer is full
+ * before the object ends.
+ */
+static int hicn_cons_copy(struct hicn_sock *hs, struct msghdr *msg,
+			  bool *full)
+{
+	struct hicn_cons *c = &hs->cons;
+	struct hicn_slot *slot;
+	struct hicn_obj *obj;
+	size_t room, n, avail;
+	int copied = 0;
+	u64 off;
+	u32 seglen;
+
+	*full = false;
+	for (;;) {
+		spin_lock_bh(&c->lock);
+		if (c->state != HICN_F_DATA || c->base >= c->nsegs) {
+			spin_unlock_bh(&c->lock);
+			break;
+		}
+		slot = &c->ring[c->base % c->ring_size];
+		if (slot->state == HICN_SLOT_READY) {
+			obj = hicn_obj_get(slot->obj);
+			seglen = slot->len;
+			off = slot->off + c->base_off;
+		} else if (slot->state == HICN_SLOT_LOST) {
+			obj = NULL;
+			seglen = hicn_cons_seg_len(c, c->base);
+			off = 0;
+		} else {
+			spin_unlock_bh(&c->lock);
+			break;
+		}
+		avail = seglen - c->base_off;
+		spin_unlock_bh(&c->lock);
+
+		room = msg_data_left(msg);
+		if (avail && !room) {
+			hicn_obj_put(obj);
+			*full = true;
+			break;
+		}
+		n = min(avail, room);
+		if (obj) {
+			if (n && copy_to_iter(obj->data + off, n,
+					      &msg->msg_iter) != n) {
+				hicn_obj_put(obj);
+				return -EFAULT;
+			}
+			hicn_obj_put(obj);
+		} else if (n) {
+			iov_iter_zero(n, &msg->msg_iter);
+		}
+		copied += n;
+
+		spin_lock_bh(&c->lock);
+		c->base_off += n;
+		if (c->base_off == seglen) {
+			if (slot->state == HICN_SLOT_READY)
+				hicn_obj_put(slot->obj);
+			memset(slot, 0, sizeof(*slot));
+			c->base++;
+			c->base_off = 0;
+		}
+		spin_unlock_bh(&c->lock);
+	}
+	return copied;
+}
+
+static void hicn_cons_name_out(struct hicn_sock *hs, struct msghdr *msg)
+{
+	struct sockaddr_hicn *addr = msg->msg_name;
+
+	if (!addr)
+		return;
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = hs->sk.sk_family;
+	addr->sin_prefix = HICN_PREFIX_MAX;
+	addr->sin_suffix = hs->cons.ver;
+	addr->sin_addr = hs->cons.first.name;
+	msg->msg_namelen = sizeof(*addr);
+}
+
+/* The object is complete (lock_sock held). */
+static void hicn_cons_done(struct hicn_sock *hs, struct msghdr *msg,
+			   bool stream)
+{
+	struct hicn_cons *c = &hs->cons;
+	u32 lost = c->lost;
+
+	hicn_count(&hs->info.hi_objects, 1);
+	WRITE_ONCE(hs->info.hi_last_version, c->ver);
+	if (lost)
+		put_cmsg(msg, SOL_HICN, HICN_CMSG_LOST, sizeof(lost), &lost);
+	spin_lock_bh(&c->lock);
+	if (c->subscribe) {
+		c->after = c->ver;
+		c->after_known = true;
+	}
+	c->state = stream ? HICN_F_EOF : HICN_F_IDLE;
+	c->gen++;
+	/* A subscriber's next version is asked for at once, for poll(). */
+	if (c->subscribe && !stream)
+		hicn_cons_begin(hs);
+	spin_unlock_bh(&c->lock);
+}
+
+int hicn_cons_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+		      int flags)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = sock->sk;
+	struct hicn_sock *hs = hicn_sk(sk);
+	struct hicn_cons *c = &hs->cons;
+	bool stream, full, complete;
+	int copied = 0, target, err = 0, n;
+	long timeo, t;
+	u32 gen;
+
+	if (flags & (MSG_OOB | MSG_PEEK | MSG_ERRQUEUE))
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	stream = c->connected;
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+
+	err = sock_error(sk);
+	if (err)
+		goto out;
+	if (sk->sk_shutdown & RCV_SHUTDOWN)
+		goto out;
+	if (!c->named) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	if (c->state == HICN_F_EOF) {
+		spin_lock_bh(&c->lock);
+		c->state = HICN_F_IDLE;
+		spin_unlock_bh(&c->lock);
+		goto out;
+	}
+	if (c->state == HICN_F_IDLE) {
+		err = hicn_cons_ring(hs);
+		if (err)
+			goto out;
+		spin_lock_bh(&c->lock);
+		hicn_cons_begin(hs);
+		spin_unlock_bh(&c->lock);
+	}
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	for (;;) {
+		hicn_cons_pump(hs);
+		n = hicn_cons_copy(hs, msg, &full);
+		if (n < 0) {
+			err = n;
+			spin_lock_bh(&c->lock);
+			hicn_cons_abort(hs);
+			spin_unlock_bh(&c->lock);
+			break;
+		}
+		copied += n;
+
+		spin_lock_bh(&c->lock);
+		complete = c->state == HICN_F_DATA && c->base >= c->nsegs;
+		gen = c->gen;
+		spin_unlock_bh(&c->lock);
+
+		if (complete) {
+			hicn_cons_name_out(hs, msg);
+			hicn_cons_done(hs, msg, stream);
+			if (stream && !copied) {
+				spin_lock_bh(&c->lock);
+				c->state = HICN_F_IDLE;
+				spin_unlock_bh(&c->lock);
+			}
+			if (!stream && (flags & MSG_TRUNC))
+				copied = c->obj_len;
+			break;
+		}
+		if (full && !stream) {
+			/* Datagram convention: the rest is discarded. */
+			hicn_cons_name_out(hs, msg);
+			msg->msg_flags |= MSG_TRUNC;
+			if (flags & MSG_TRUNC)
+				copied = c->obj_len;
+			spin_lock_bh(&c->lock);
+			hicn_cons_abort(hs);
+			spin_unlock_bh(&c->lock);
+			break;
+		}
+		if (stream && (full || copied >= target))
+			break;
+		if (READ_ONCE(sk->sk_err)) {
+			if (!(stream && copied)) {
+				err = sock_error(sk);
+				copied = 0;
+			}
+			break;
+		}
+		if (sk->sk_shutdown & RCV_SHUTDOWN)
+			break;
+		if (c->state == HICN_F_IDLE) {
+			/* connect(AF_UNSPEC) while we slept */
+			err = copied ? 0 : -ENOTCONN;
+			break;
+		}
+		if (!timeo && !(copied && !stream)) {
+			if (!copied)
+				err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = copied && stream ? 0 : sock_intr_errno(timeo);
+			break;
+		}
+		t = timeo ?: MAX_SCHEDULE_TIMEOUT;
+		sk_wait_event(sk, &t, READ_ONCE(c->gen) != gen ||
+			      READ_ONCE(sk->sk_err) ||
+			      (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN),
+			      &wait);
+		if (timeo)
+			timeo = t;
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+
+	if (err && !stream) {
+		/* A datagram is delivered whole or not at all. */
+		if (c->state == HICN_F_DATA && c->base) {
+			spin_lock_bh(&c->lock);
+			hicn_cons_abort(hs);
+			spin_unlock_bh(&c->lock);
+		}
+		copied = 0;
+	}
+	if (copied > 0)
+		hicn_count(&hs->info.hi_bytes, min_t(u64, copied, c->obj_len));
+	/* Keep the window full for the next read or a poller. */
+	if (c->state == HICN_F_DATA)
+		hicn_cons_pump(hs);
+out:
+	release_sock(sk);
+	return err ? err : copied;
+}

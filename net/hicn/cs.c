@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The content store of a network namespace: data segments that passed
+ * through the forwarder, kept to answer later interests for the same
+ * exact name (name, version, segment) without the producer.
+ *
+ * Only exact names are cached.  Questions about versions ("the newest",
+ * "the next one") always reach the producer, so a cache never answers
+ * with a stale version.  An entry holds a reference on the segment's
+ * object; it stops serving when the data expires or the producer has
+ * dropped the object (hicn_obj.dead: expired or replaced), which keeps the
+ * cache from resurrecting what a producer withdrew.
+ *
+ * Limits: net.hicn.cs_max_entries entries and net.hicn.cs_mem_max bytes
+ * (payload plus entry); the least recently used entries go first.
+ * cs_max_entries = 0 turns the store off and empties it.
+ *
+ * Lock order: hicn_net.cs_lock (BH off) is a leaf.
+ */
+
+#include <linux/jhash.h>
+#include <linux/slab.h>
+
+#include "hicn.h"
+
+/**
+ * struct hicn_cs_entry - a cached segment
+ * @node: entry in a hicn_net.cs bucket
+ * @lru: entry in hicn_net.cs_lru
+ * @d: the data, holding a reference on d.obj
+ * @charge: bytes counted in hicn_net.cs_bytes
+ */
+struct hicn_cs_entry {
+	struct hlist_node	node;
+	struct list_head	lru;
+	struct hicn_data	d;
+	u32			charge;
+};
+
+static struct kmem_cache *hicn_cs_cache __read_mostly;
+
+static struct hlist_head *hicn_cs_bucket(struct hicn_net *hn,
+					 const struct hicn_key *key)
+{
+	u32 h = jhash2((const u32 *)key, sizeof(*key) / sizeof(u32), 1);
+
+	return &hn->cs[h >> (32 - HICN_CS_BITS)];
+}
+
+static bool hicn_cs_stale(const struct hicn_cs_entry *e)
+{
+	return READ_ONCE(e->d.obj->dead) ||
+	       (e->d.expires && time_after(jiffies, e->d.expires));
+}
+
+/* Unlink @e onto @list for freeing outside the lock (cs_lock held). */
+static void hicn_cs_unlink(struct hicn_net *hn, struct hicn_cs_entry *e,
+			   struct list_head *list)
+{
+	hlist_del(&e->node);
+	list_move(&e->lru, list);
+	hn->cs_entries--;
+	hn->cs_bytes -= e->charge;
+}
+
+static void hicn_cs_free(struct list_head *list)
+{
+	struct hicn_cs_entry *e, *tmp;
+
+	list_for_each_entry_safe(e, tmp, list, lru) {
+		hicn_obj_put(e->d.obj);
+		kmem_cache_free(hicn_cs_cache, e);
+	}
+}
+
+/**
+ * hicn_cs_lookup() - find the segment @key names
+ * @hn: the namespace's AF_HICN state
+ * @key: an exact name
+ * @d: filled on a hit, with a reference on d->obj for the caller
+ *
+ * Return: true on a hit.
+ */
+bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
+		    struct hicn_data *d)
+{
+	struct hicn_cs_entry *e, *found = NULL;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&hn->cs_lock);
+	hlist_for_each_entry(e, hicn_cs_bucket(hn, key), node) {
+		if (hicn_key_equal(&e->d.key, key)) {
+			found = e;
+			break;
+		}
+	}
+	if (found && hicn_cs_stale(found)) {
+		hicn_cs_unlink(hn, found, &list);
+		found = NULL;
+	}
+	if (found) {
+		list_move(&found->lru, &hn->cs_lru);
+		*d = found->d;
+		hicn_obj_get(d->obj);
+		hn->stats.cs_hits++;
+	} else {
+		hn->stats.cs_misses++;
+	}
+	spin_unlock_bh(&hn->cs_lock);
+
+	hicn_cs_free(&list);
+	return found;
+}
+
+/**
+ * hicn_cs_insert() - cache a data segment
+ * @hn: the namespace's AF_HICN state
+ * @d: exact-named data with a payload object; the store takes its own
+ *	reference
+ */
+void hicn_cs_insert(struct hicn_net *hn, const struct hicn_data *d)
+{
+	u32 charge = d->len + sizeof(struct hicn_cs_entry);
+	struct hicn_cs_entry *e, *new;
+	struct hlist_head *bucket;
+	LIST_HEAD(list);
+
+	if (!READ_ONCE(hn->cs_max_entries) ||
+	    charge > READ_ONCE(hn->cs_mem_max))
+		return;
+
+	new = kmem_cache_alloc(hicn_cs_cache, GFP_ATOMIC);
+	if (!new)
+		return;
+	new->d = *d;
+	new->d.ikey = d->key;
+	new->d.flags = 0;
+	new->charge = charge;
+	hicn_obj_get(d->obj);
+
+	bucket = hicn_cs_bucket(hn, &d->key);
+	spin_lock_bh(&hn->cs_lock);
+	hlist_for_each_entry(e, bucket, node) {
+		if (hicn_key_equal(&e->d.key, &d->key)) {
+			/* Already cached (two consumers raced): keep it. */
+			list_move(&e->lru, &hn->cs_lru);
+			spin_unlock_bh(&hn->cs_lock);
+			hicn_obj_put(new->d.obj);
+			kmem_cache_free(hicn_cs_cache, new);
+			return;
+		}
+	}
+	while (hn->cs_entries &&
+	       (hn->cs_entries >= READ_ONCE(hn->cs_max_entries) ||
+		hn->cs_bytes + charge > READ_ONCE(hn->cs_mem_max))) {
+		e = list_last_entry(&hn->cs_lru, struct hicn_cs_entry, lru);
+		hicn_cs_unlink(hn, e, &list);
+		hn->stats.cs_evictions++;
+	}
+	hlist_add_head(&new->node, bucket);
+	list_add(&new->lru, &hn->cs_lru);
+	hn->cs_entries++;
+	hn->cs_bytes += charge;
+	spin_unlock_bh(&hn->cs_lock);
+
+	hicn_cs_free(&list);
+	hicn_gc_kick(hn);
+}
+
+/*
+ * Drop stale entries, and everything beyond the limits (they may have
+ * been lowered).  Returns true while the store is not empty.
+ */
+bool hicn_cs_gc(struct hicn_net *hn)
+{
+	struct hicn_cs_entry *e, *tmp;
+	LIST_HEAD(list);
+	bool busy;
+
+	spin_lock_bh(&hn->cs_lock);
+	list_for_each_entry_safe_reverse(e, tmp, &hn->cs_lru, lru) {
+		if (hicn_cs_stale(e)) {
+			hicn_cs_unlink(hn, e, &list);
+		} else if (hn->cs_entries > READ_ONCE(hn->cs_max_entries) ||
+			   hn->cs_bytes > READ_ONCE(hn->cs_mem_max)) {
+			hicn_cs_unlink(hn, e, &list);
+			hn->stats.cs_evictions++;
+		}
+	}
+	busy = hn->cs_entries;
+	spin_unlock_bh(&hn->cs_lock);
+
+	hicn_cs_free(&list);
+	return busy;
+}
+
+void hicn_cs_flush(struct hicn_net *hn)
+{
+	struct hicn_cs_entry *e, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&hn->cs_lock);
+	list_for_each_entry_safe(e, tmp, &hn->cs_lru, lru)
+		hicn_cs_unlink(hn, e, &list);
+	spin_unlock_bh(&hn->cs_lock);
+
+	hicn_cs_free(&list);
+}
+
+int hicn_cs_init(void)
+{
+	hicn_cs_cache = KMEM_CACHE(hicn_cs_entry, 0);
+	return hicn_cs_cache ? 0 : -ENOMEM;
+}
+
+void hicn_cs_exit(void)
+{
+	kmem_cache_destroy(hicn_cs_cache);
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Faces: the forwarder's attachment points.  Every AF_HICN socket owns an
+ * application face; the UDP faces to other hosts will be faces too, with
+ * other ops, and the forwarder will not know the difference.
+ *
+ * A face is reference counted: its owner, each FIB entry naming it and
+ * each PIT in-record waiting on it hold one.  An application face points
+ * at its socket until the socket closes (hicn_face_detach()); from then on
+ * data and interests sent to it are dropped, and the face is freed when
+ * the last PIT in-record or FIB entry lets go.
+ *
+ * Lock order: face.lock is a leaf.
+ */
+
+#include <linux/slab.h>
+
+#include "hicn.h"
+
+struct hicn_face *hicn_face_create(struct net *net,
+				   const struct hicn_face_ops *ops,
+				   struct sock *sk)
+{
+	struct hicn_net *hn = hicn_pernet(net);
+	struct hicn_face *face;
+
+	face = kzalloc(sizeof(*face), GFP_KERNEL);
+	if (!face)
+		return NULL;
+	refcount_set(&face->ref, 1);
+	face->net = net;
+	face->ops = ops;
+	spin_lock_init(&face->lock);
+	face->sk = sk;
+
+	mutex_lock(&hn->lock);
+	face->id = ++hn->next_face_id;
+	list_add_tail(&face->node, &hn->faces);
+	hn->nr_faces++;
+	mutex_unlock(&hn->lock);
+	return face;
+}
+
+/* The socket is closing: nothing reaches it through the face any more. */
+void hicn_face_detach(struct hicn_face *face)
+{
+	struct hicn_net *hn = hicn_pernet(face->net);
+
+	spin_lock_bh(&face->lock);
+	face->sk = NULL;
+	spin_unlock_bh(&face->lock);
+
+	mutex_lock(&hn->lock);
+	list_del_init(&face->node);
+	hn->nr_faces--;
+	mutex_unlock(&hn->lock);
+}
+
+/* The face's socket with a reference, or NULL once detached. */
+struct sock *hicn_face_sk(struct hicn_face *face)
+{
+	struct sock *sk;
+
+	spin_lock_bh(&face->lock);
+	sk = face->sk;
+	if (sk)
+		sock_hold(sk);
+	spin_unlock_bh(&face->lock);
+	return sk;
+}
+
+void hicn_face_put(struct hicn_face *face)
+{
+	if (refcount_dec_and_test(&face->ref))
+		kfree(face);
+}

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pending-interest table of a network namespace.
+ *
+ * An entry is keyed by what the interest asks for (struct hicn_key) and
+ * holds one in-record per face waiting for it.  The first interest for a
+ * key is forwarded; a second one from another face only adds an in-record
+ * (aggregation: one request reaches the producer); the same face asking
+ * again is a retransmission and is forwarded again, as NFD does.  Data
+ * takes the whole entry out and goes to every in-record's face.
+ *
+ * Entries live as long as their longest in-record; hicn_pit_gc() drops
+ * expired ones.  The table holds at most net.hicn.pit_max entries; an
+ * interest beyond that is dropped and counted.
+ *
+ * Lock order: hicn_net.pit_lock (BH off) is a leaf; faces are called with
+ * it released.
+ */
+
+#include <linux/jhash.h>
+#include <linux/slab.h>
+
+#include "hicn.h"
+
+/**
+ * struct hicn_pit_in - a face waiting for a PIT entry's data
+ * @node: entry in hicn_pit_entry.in
+ * @face: the face (a reference)
+ * @expires: jiffies when this face stops waiting
+ */
+struct hicn_pit_in {
+	struct list_head	node;
+	struct hicn_face	*face;
+	unsigned long		expires;
+};
+
+/**
+ * struct hicn_pit_entry - an interest being served
+ * @node: entry in a hicn_net.pit bucket
+ * @key: what it asks for
+ * @expires: the latest expiry of its in-records
+ * @in: struct hicn_pit_in
+ */
+struct hicn_pit_entry {
+	struct hlist_node	node;
+	struct hicn_key		key;
+	unsigned long		expires;
+	struct list_head	in;
+};
+
+static u32 hicn_key_hash(const struct hicn_key *key, unsigned int bits)
+{
+	return jhash2((const u32 *)key, sizeof(*key) / sizeof(u32), 0) >>
+	       (32 - bits);
+}
+
+static struct hicn_pit_entry *hicn_pit_find(struct hicn_net *hn,
+					    const struct hicn_key *key)
+{
+	struct hicn_pit_entry *e;
+
+	hlist_for_each_entry(e, &hn->pit[hicn_key_hash(key, HICN_PIT_BITS)],
+			     node)
+		if (hicn_key_equal(&e->key, key))
+			return e;
+	return NULL;
+}
+
+/* Unlink @e; its in-records move to @list (pit_lock held). */
+static void hicn_pit_unlink(struct hicn_net *hn, struct hicn_pit_entry *e,
+			    struct list_head *list)
+{
+	hlist_del(&e->node);
+	hn->pit_entries--;
+	list_splice_init(&e->in, list);
+}
+
+static void hicn_pit_free_in(struct list_head *list)
+{
+	struct hicn_pit_in *in, *tmp;
+
+	list_for_each_entry_safe(in, tmp, list, node) {
+		hicn_face_put(in->face);
+		kfree(in);
+	}
+}
+
+/**
+ * hicn_pit_insert() - record that @face waits for @key
+ * @hn: the namespace's AF_HICN state
+ * @key: what the interest asks for
+ * @face: the face it came from
+ * @lifetime: how long the face waits, in jiffies
+ * @forward: set when the interest must go on to the FIB's face
+ *
+ * Return: 0, -ENOBUFS when the table is full, -ENOMEM.
+ */
+int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
+		    struct hicn_face *face, unsigned long lifetime,
+		    bool *forward)
+{
+	unsigned long expires = jiffies + lifetime;
+	struct hicn_pit_entry *e, *new_e = NULL;
+	struct hicn_pit_in *in, *new_in;
+	LIST_HEAD(stale);
+
+	new_in = kmalloc(sizeof(*new_in), GFP_ATOMIC);
+	if (!new_in)
+		return -ENOMEM;
+
+	spin_lock_bh(&hn->pit_lock);
+	e = hicn_pit_find(hn, key);
+	if (e && time_after(jiffies, e->expires)) {
+		/* Nobody waits any more: start afresh. */
+		hicn_pit_unlink(hn, e, &stale);
+		kfree(e);
+		hn->stats.pit_expired++;
+		e = NULL;
+	}
+	if (!e) {
+		if (hn->pit_entries >= READ_ONCE(hn->pit_max)) {
+			hn->stats.pit_drops++;
+			spin_unlock_bh(&hn->pit_lock);
+			kfree(new_in);
+			hicn_pit_free_in(&stale);
+			return -ENOBUFS;
+		}
+		new_e = kmalloc(sizeof(*new_e), GFP_ATOMIC);
+		if (!new_e) {
+			spin_unlock_bh(&hn->pit_lock);
+			kfree(new_in);
+			hicn_pit_free_in(&stale);
+			return -ENOMEM;
+		}
+		e = new_e;
+		e->key = *key;
+		e->expires = expires;
+		INIT_LIST_HEAD(&e->in);
+		hlist_add_head(&e->node,
+			       &hn->pit[hicn_key_hash(key, HICN_PIT_BITS)]);
+		hn->pit_entries++;
+		*forward = true;
+	} else {
+		*forward = false;
+		list_for_each_entry(in, &e->in, node) {
+			if (in->face == face) {
+				/* A retransmission: forward it again. */
+				in->expires = expires;
+				if (time_after(expires, e->expires))
+					e->expires = expires;
+				*forward = true;
+				spin_unlock_bh(&hn->pit_lock);
+				kfree(new_in);
+				hicn_pit_free_in(&stale);
+				return 0;
+			}
+		}
+		hn->stats.pit_aggregated++;
+		if (time_after(expires, e->expires))
+			e->expires = expires;
+	}
+	new_in->face = hicn_face_get(face);
+	new_in->expires = expires;
+	list_add_tail(&new_in->node, &e->in);
+	spin_unlock_bh(&hn->pit_lock);
+
+	hicn_pit_free_in(&stale);
+	if (new_e)
+		hicn_gc_kick(hn);
+	return 0;
+}
+
+/**
+ * hicn_pit_satisfy() - hand @d to every face waiting for d->ikey
+ * @hn: the namespace's AF_HICN state
+ * @d: the data; the entry is removed
+ */
+void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d)
+{
+	struct hicn_pit_entry *e;
+	struct hicn_pit_in *in;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&hn->pit_lock);
+	e = hicn_pit_find(hn, &d->ikey);
+	if (e)
+		hicn_pit_unlink(hn, e, &list);
+	spin_unlock_bh(&hn->pit_lock);
+
+	if (!e) {
+		atomic64_inc(&hn->stats.unsolicited);
+		return;
+	}
+	kfree(e);
+	list_for_each_entry(in, &list, node)
+		in->face->ops->data(in->face, d);
+	hicn_pit_free_in(&list);
+}
+
+/**
+ * hicn_pit_cancel() - @face no longer waits for @key
+ * @hn: the namespace's AF_HICN state
+ * @key: the interest
+ * @face: the face that sent it
+ */
+void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
+		     struct hicn_face *face)
+{
+	struct hicn_pit_in *in, *found = NULL;
+	struct hicn_pit_entry *e;
+
+	spin_lock_bh(&hn->pit_lock);
+	e = hicn_pit_find(hn, key);
+	if (e) {
+		list_for_each_entry(in, &e->in, node) {
+			if (in->face == face) {
+				found = in;
+				list_del(&in->node);
+				break;
+			}
+		}
+		if (list_empty(&e->in)) {
+			hlist_del(&e->node);
+			hn->pit_entries--;
+		} else {
+			e = NULL;
+		}
+	}
+	spin_unlock_bh(&hn->pit_lock);
+
+	kfree(e);
+	if (found) {
+		hicn_face_put(found->face);
+		kfree(found);
+	}
+}
+
+/* Drop expired entries; returns true while the table is not empty. */
+bool hicn_pit_gc(struct hicn_net *hn)
+{
+	struct hicn_pit_entry *e;
+	struct hlist_node *tmp;
+	LIST_HEAD(list);
+	bool busy;
+	int i;
+
+	spin_lock_bh(&hn->pit_lock);
+	for (i = 0; i < ARRAY_SIZE(hn->pit) && hn->pit_entries; i++) {
+		hlist_for_each_entry_safe(e, tmp, &hn->pit[i], node) {
+			if (time_after(jiffies, e->expires)) {
+				hicn_pit_unlink(hn, e, &list);
+				hn->stats.pit_expired++;
+				kfree(e);
+			}
+		}
+	}
+	busy = hn->pit_entries;
+	spin_unlock_bh(&hn->pit_lock);
+
+	hicn_pit_free_in(&list);
+	return busy;
+}
+
+/* The namespace is going away: drop everything. */
+void hicn_pit_flush(struct hicn_net *hn)
+{
+	struct hicn_pit_entry *e;
+	struct hlist_node *tmp;
+	LIST_HEAD(list);
+	int i;
+
+	spin_lock_bh(&hn->pit_lock);
+	for (i = 0; i < ARRAY_SIZE(hn->pit); i++) {
+		hlist_for_each_entry_safe(e, tmp, &hn->pit[i], node) {
+			hicn_pit_unlink(hn, e, &list);
+			kfree(e);
+		}
+	}
+	spin_unlock_bh(&hn->pit_lock);
+
+	hicn_pit_free_in(&list);
+}

@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SOCK_PROD: publishing.
+ *
+ * sendto() copies the object once into a struct hicn_obj and files it as a
+ * new version of its name in the producer's store.  The store is the
+ * producer's output buffer: the socket's application face answers
+ * interests from it in the kernel, so the application is never woken by
+ * them.  Interests for content that does not exist yet (the newest version
+ * of a name never published, a version above the newest, the next
+ * version) wait in @held until a publication answers them or their
+ * lifetime ends.
+ *
+ * Memory: every version is charged to the socket (sk_wmem_queued, bounded
+ * by sk_sndbuf) and to the netns (net.hicn.prod_mem_max).  A publication
+ * that does not fit waits for versions to expire (or returns EAGAIN); one
+ * that could never fit is EMSGSIZE.  PROD_REL keeps every version until it
+ * expires (HICN_CONTENT_EXPIRY); PROD_UNREL keeps the newest version of a
+ * name only.
+ *
+ * Lock order:
+ *   lock_sock(producer) -> hicn_prod.lock (BH off)
+ *   hicn_prod.lock is released before the forwarder is called, so data
+ *   never travels with it held.  sk_wmem_queued changes under lock_sock.
+ */
+
+#include <linux/hash.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/ipv6.h>
+
+#include "hicn.h"
+
+static u32 hicn_name_hash(const struct in6_addr *name)
+{
+	return hash_32(ipv6_addr_hash(name), HICN_PNAME_BITS);
+}
+
+static struct hicn_pname *hicn_pname_find(struct hicn_prod *p,
+					  const struct in6_addr *name)
+{
+	struct hicn_pname *pn;
+
+	hlist_for_each_entry(pn, &p->names[hicn_name_hash(name)], node)
+		if (ipv6_addr_equal(&pn->name, name))
+			return pn;
+	return NULL;
+}
+
+static bool hicn_obj_live(const struct hicn_obj *obj)
+{
+	return !obj->expires || !time_after(jiffies, obj->expires);
+}
+
+static struct hicn_obj *hicn_pname_newest(struct hicn_pname *pn)
+{
+	struct hicn_obj *obj;
+
+	list_for_each_entry_reverse(obj, &pn->versions, node)
+		if (hicn_obj_live(obj))
+			return obj;
+	return NULL;
+}
+
+/* Arm the store's work to run at @when (hicn_prod.lock held). */
+static void hicn_prod_arm(struct hicn_prod *p, unsigned long when)
+{
+	long delay = (long)(when - jiffies);
+
+	if (p->closing)
+		return;
+	if (p->armed && !time_before(when, p->next_run))
+		return;
+	p->armed = true;
+	p->next_run = when;
+	mod_delayed_work(system_wq, &p->work, delay > 0 ? delay : 0);
+}
+
+/* Keep @key until content answers it (hicn_prod.lock held). */
+static void hicn_prod_hold(struct hicn_prod *p, const struct hicn_key *key,
+			   unsigned long lifetime)
+{
+	/* A grace period lets the consumer renew it before it is dropped. */
+	unsigned long expires = jiffies + lifetime + HZ;
+	struct hicn_held *h;
+
+	list_for_each_entry(h, &p->held, node) {
+		if (hicn_key_equal(&h->key, key)) {
+			h->expires = expires;
+			return;
+		}
+	}
+	if (p->nheld >= HICN_HELD_MAX) {
+		h = list_first_entry(&p->held, struct hicn_held, node);
+		list_del(&h->node);
+		p->nheld--;
+		kfree(h);
+	}
+	h = kmalloc(sizeof(*h), GFP_ATOMIC);
+	if (!h)
+		return;
+	h->key = *key;
+	h->expires = expires;
+	list_add_tail(&h->node, &p->held);
+	p->nheld++;
+	hicn_prod_arm(p, expires);
+}
+
+/*
+ * Answer @key from the store into @d (hicn_prod.lock held).  Returns true
+ * when @d is an answer (with a reference on d->obj if it has one), false
+ * when the interest has to wait for a publication.
+ */
+static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
+			     struct hicn_data *d)
+{
+	struct hicn_pname *pn = hicn_pname_find(p, &key->name);
+	struct hicn_obj *obj = NULL, *o;
+
+	memset(d, 0, sizeof(*d));
+	d->ikey = *key;
+	switch (key->kind) {
+	case HICN_I_PROBE:
+		d->key = *key;
+		d->key.ver = pn ? pn->last_ver : 0;
+		d->flags = HICN_DATA_PROBE;
+		return true;
+	case HICN_I_LATEST:
+		obj = pn ? hicn_pname_newest(pn) : NULL;
+		break;
+	case HICN_I_NEXT:
+		if (!pn)
+			break;
+		list_for_each_entry(o, &pn->versions, node) {
+			if (o->ver > key->ver && hicn_obj_live(o)) {
+				obj = o;
+				break;
+			}
+		}
+		break;
+	case HICN_I_EXACT:
+		if (!pn || key->ver > pn->last_ver)
+			break;	/* not published yet: wait for it */
+		list_for_each_entry(o, &pn->versions, node) {
+			if (o->ver == key->ver && hicn_obj_live(o)) {
+				obj = o;
+				break;
+			}
+		}
+		if (!obj || key->seg >= obj->nsegs) {
+			d->key = *key;
+			d->flags = HICN_DATA_NACK;
+			return true;
+		}
+		hicn_obj_fill(obj, key->seg, d);
+		d->ikey = *key;
+		d->obj = hicn_obj_get(obj);
+		return true;
+	default:
+		d->key = *key;
+		d->flags = HICN_DATA_NACK;
+		return true;
+	}
+	if (!obj)
+		return false;
+	hicn_obj_fill(obj, 0, d);
+	d->ikey = *key;
+	d->obj = hicn_obj_get(obj);
+	return true;
+}
+
+static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_data *d)
+{
+	hicn_fwd_data(hs->face, d);
+	if (d->obj) {
+		hicn_count(&hs->info.hi_segments, 1);
+		hicn_obj_put(d->obj);
+	}
+}
+
+/* The forwarder hands the producer's face an interest. */
+static void hicn_prod_face_interest(struct hicn_face *face,
+				    const struct hicn_key *key,
+				    unsigned long lifetime)
+{
+	struct sock *sk = hicn_face_sk(face);
+	struct hicn_sock *hs;
+	struct hicn_data d;
+	bool answer;
+
+	if (!sk)
+		return;
+	hs = hicn_sk(sk);
+	hicn_count(&hs->info.hi_interests_received, 1);
+
+	spin_lock_bh(&hs->prod.lock);
+	answer = hicn_prod_lookup(&hs->prod, key, &d);
+	if (!answer)
+		hicn_prod_hold(&hs->prod, key, lifetime);
+	spin_unlock_bh(&hs->prod.lock);
+
+	if (answer)
+		hicn_prod_answer(hs, &d);
+	sock_put(sk);
+}
+
+/* A producer sends no interests, so no data comes back to it. */
+static void hicn_prod_face_data(struct hicn_face *face,
+				const struct hicn_data *d)
+{
+}
+
+const struct hicn_face_ops hicn_prod_face_ops = {
+	.interest	= hicn_prod_face_interest,
+	.data		= hicn_prod_face_data,
+};
+
+/* Take @obj out of the store (lock_sock and hicn_prod.lock held). */
+static void hicn_prod_unlink(struct hicn_sock *hs, struct hicn_obj *obj,
+			     struct list_head *dropped)
+{
+	list_move_tail(&obj->node, dropped);
+	hs->prod.nversions--;
+}
+
+/* Uncharge and release versions taken out of the store (lock_sock held). */
+static void hicn_prod_free(struct hicn_sock *hs, struct list_head *dropped)
+{
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
+	struct hicn_obj *obj, *tmp;
+	bool freed = false;
+
+	list_for_each_entry_safe(obj, tmp, dropped, node) {
+		list_del_init(&obj->node);
+		WRITE_ONCE(obj->dead, true);
+		sk_wmem_queued_add(&hs->sk, -(int)obj->charge);
+		atomic_long_sub(obj->charge, &hn->prod_mem);
+		hicn_obj_put(obj);
+		freed = true;
+	}
+	if (freed) {
+		WRITE_ONCE(hs->info.hi_versions, hs->prod.nversions);
+		hs->sk.sk_write_space(&hs->sk);
+	}
+}
+
+/* Drop expired versions and held interests; re-arm (lock_sock held). */
+static void hicn_prod_expire(struct hicn_sock *hs)
+{
+	struct hicn_prod *p = &hs->prod;
+	unsigned long next = jiffies + 3600 * HZ;
+	struct hicn_held *h, *htmp;
+	struct hicn_obj *obj, *tmp;
+	struct hicn_pname *pn;
+	struct hlist_node *ptmp;
+	LIST_HEAD(dropped);
+	bool pending = false;
+	int i;
+
+	spin_lock_bh(&p->lock);
+	p->armed = false;
+	hash_for_each_safe(p->names, i, ptmp, pn, node) {
+		list_for_each_entry_safe(obj, tmp, &pn->versions, node) {
+			if (!hicn_obj_live(obj)) {
+				hicn_prod_unlink(hs, obj, &dropped);
+			} else if (obj->expires) {
+				if (time_before(obj->expires, next))
+					next = obj->expires;
+				pending = true;
+			}
+		}
+	}
+	list_for_each_entry_safe(h, htmp, &p->held, node) {
+		if (time_after(jiffies, h->expires)) {
+			list_del(&h->node);
+			p->nheld--;
+			kfree(h);
+		} else {
+			if (time_before(h->expires, next))
+				next = h->expires;
+			pending = true;
+		}
+	}
+	if (pending)
+		hicn_prod_arm(p, next + 1);
+	spin_unlock_bh(&p->lock);
+
+	hicn_prod_free(hs, &dropped);
+}
+
+static void hicn_prod_work(struct work_struct *work)
+{
+	struct hicn_prod *p = container_of(to_delayed_work(work),
+					   struct hicn_prod, work);
+	struct hicn_sock *hs = container_of(p, struct hicn_sock, prod);
+
+	lock_sock(&hs->sk);
+	hicn_prod_expire(hs);
+	release_sock(&hs->sk);
+}
+
+static void hicn_prod_write_space(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
+						EPOLLWRNORM | EPOLLWRBAND);
+	rcu_read_unlock();
+	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+}
+
+void hicn_prod_init(struct hicn_sock *hs)
+{
+	struct hicn_prod *p = &hs->prod;
+
+	spin_lock_init(&p->lock);
+	hash_init(p->names);
+	INIT_LIST_HEAD(&p->held);
+	p->seg_size = HICN_PACKET_SIZE_DEFAULT;
+	p->expiry_ms = HICN_CONTENT_EXPIRY_DEFAULT;
+	INIT_DELAYED_WORK(&p->work, hicn_prod_work);
+	hs->sk.sk_sndbuf = HICN_PROD_SNDBUF;
+	hs->sk.sk_write_space = hicn_prod_write_space;
+}
+
+/* The socket is closing: stop the work, drop every version. */
+void hicn_prod_release(struct hicn_sock *hs)
+{
+	struct hicn_prod *p = &hs->prod;
+	struct hicn_held *h, *htmp;
+	struct hicn_obj *obj, *tmp;
+	struct hicn_pname *pn;
+	struct hlist_node *ptmp;
+	LIST_HEAD(dropped);
+	int i;
+
+	spin_lock_bh(&p->lock);
+	p->closing = true;
+	spin_unlock_bh(&p->lock);
+	cancel_delayed_work_sync(&p->work);
+
+	lock_sock(&hs->sk);
+	spin_lock_bh(&p->lock);
+	hash_for_each_safe(p->names, i, ptmp, pn, node) {
+		list_for_each_entry_safe(obj, tmp, &pn->versions, node)
+			hicn_prod_unlink(hs, obj, &dropped);
+		hash_del(&pn->node);
+		kfree(pn);
+	}
+	list_for_each_entry_safe(h, htmp, &p->held, node) {
+		list_del(&h->node);
+		kfree(h);
+	}
+	p->nheld = 0;
+	spin_unlock_bh(&p->lock);
+	hicn_prod_free(hs, &dropped);
+	release_sock(&hs->sk);
+}
+
+/* Wait for room for @charge bytes (lock_sock held, dropped while asleep). */
+static int hicn_prod_wait_room(struct hicn_sock *hs, const struct in6_addr *name,
+			       size_t charge, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &hs->sk;
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	for (;;) {
+		size_t reclaim = 0;
+		struct hicn_pname *pn;
+		struct hicn_obj *obj;
+
+		if (sk->sk_protocol == PROD_UNREL) {
+			/* The new version replaces the ones held. */
+			spin_lock_bh(&hs->prod.lock);
+			pn = hicn_pname_find(&hs->prod, name);
+			if (pn)
+				list_for_each_entry(obj, &pn->versions, node)
+					reclaim += obj->charge;
+			spin_unlock_bh(&hs->prod.lock);
+		}
+		if ((size_t)sk->sk_wmem_queued - reclaim + charge <=
+		    (size_t)READ_ONCE(sk->sk_sndbuf))
+			break;
+		if (sk->sk_shutdown & SEND_SHUTDOWN) {
+			err = -EPIPE;
+			break;
+		}
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+		sk_wait_event(sk, timeo,
+			      (size_t)READ_ONCE(sk->sk_wmem_queued) - reclaim +
+			      charge <= (size_t)READ_ONCE(sk->sk_sndbuf) ||
+			      (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN),
+			      &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+/* Interests that @obj answers leave @p->held for @answers (lock held). */
+static void hicn_prod_match_held(struct hicn_prod *p,
+				 const struct hicn_obj *obj,
+				 struct list_head *answers)
+{
+	struct hicn_held *h, *tmp;
+
+	list_for_each_entry_safe(h, tmp, &p->held, node) {
+		if (!ipv6_addr_equal(&h->key.name, &obj->name))
+			continue;
+		if (h->key.kind == HICN_I_LATEST ||
+		    (h->key.kind == HICN_I_NEXT && h->key.ver < obj->ver) ||
+		    (h->key.kind == HICN_I_EXACT && h->key.ver == obj->ver)) {
+			list_move_tail(&h->node, answers);
+			p->nheld--;
+		}
+	}
+}
+
+/* File @obj as the next version of its name and answer waiting interests. */
+static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
+			     struct hicn_pname *spare)
+{
+	struct hicn_prod *p = &hs->prod;
+	struct hicn_held *h, *htmp;
+	struct hicn_obj *old, *tmp;
+	struct hicn_pname *pn;
+	LIST_HEAD(dropped);
+	LIST_HEAD(answers);
+	struct hicn_data d;
+
+	spin_lock_bh(&p->lock);
+	pn = hicn_pname_find(p, &obj->name);
+	if (!pn) {
+		pn = spare;
+		pn->name = obj->name;
+		pn->last_ver = 0;
+		INIT_LIST_HEAD(&pn->versions);
+		hash_add(p->names, &pn->node, hicn_name_hash(&pn->name));
+	} else {
+		kfree(spare);
+	}
+	if (pn->last_ver == U32_MAX) {
+		spin_unlock_bh(&p->lock);
+		return -EOVERFLOW;
+	}
+	obj->ver = ++pn->last_ver;
+	if (hs->sk.sk_protocol == PROD_UNREL)
+		list_for_each_entry_safe(old, tmp, &pn->versions, node)
+			hicn_prod_unlink(hs, old, &dropped);
+	list_add_tail(&obj->node, &pn->versions);
+	p->nversions++;
+	if (obj->expires)
+		hicn_prod_arm(p, obj->expires + 1);
+	hicn_prod_match_held(p, obj, &answers);
+	spin_unlock_bh(&p->lock);
+
+	sk_wmem_queued_add(&hs->sk, obj->charge);
+	hicn_prod_free(hs, &dropped);
+	WRITE_ONCE(hs->info.hi_versions, p->nversions);
+
+	list_for_each_entry_safe(h, htmp, &answers, node) {
+		memset(&d, 0, sizeof(d));
+		if (h->key.kind == HICN_I_EXACT && h->key.seg >= obj->nsegs) {
+			d.key = h->key;
+			d.flags = HICN_DATA_NACK;
+		} else {
+			hicn_obj_fill(obj, h->key.kind == HICN_I_EXACT ?
+				      h->key.seg : 0, &d);
+			d.obj = hicn_obj_get(obj);
+		}
+		d.ikey = h->key;
+		hicn_prod_answer(hs, &d);
+		kfree(h);
+	}
+	return 0;
+}
+
+int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct hicn_sock *hs = hicn_sk(sk);
+	struct hicn_net *hn = hicn_pernet(sock_net(sk));
+	struct hicn_pname *spare;
+	struct sockaddr_hicn name;
+	struct hicn_obj *obj;
+	size_t charge;
+	long timeo;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR |
+			       MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	if (!msg->msg_name || !msg->msg_namelen)
+		return -EDESTADDRREQ;
+	err = hicn_addr_check(sk, msg->msg_name, msg->msg_namelen, &name);
+	if (err)
+		return err;
+	if (name.sin_suffix)
+		return -EINVAL;
+	if (len > HICN_OBJECT_MAX)
+		return -EMSGSIZE;
+	charge = PAGE_ALIGN(len) + sizeof(struct hicn_obj);
+
+	lock_sock(sk);
+	if (sk->sk_shutdown & SEND_SHUTDOWN) {
+		err = -EPIPE;
+		goto out;
+	}
+	if (!hs->bound ||
+	    !ipv6_prefix_equal(&name.sin_addr, &hs->name.sin_addr,
+			       hs->name.sin_prefix)) {
+		err = -EADDRNOTAVAIL;
+		goto out;
+	}
+	if (charge > (size_t)READ_ONCE(sk->sk_sndbuf)) {
+		err = -EMSGSIZE;
+		goto out;
+	}
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	err = hicn_prod_wait_room(hs, &name.sin_addr, charge, &timeo);
+	if (err)
+		goto out;
+
+	if (atomic_long_add_return(charge, &hn->prod_mem) >
+	    READ_ONCE(hn->prod_mem_max)) {
+		atomic_long_sub(charge, &hn->prod_mem);
+		err = -ENOBUFS;
+		goto out;
+	}
+	err = -ENOMEM;
+	spare = kmalloc(sizeof(*spare), GFP_KERNEL);
+	obj = hicn_obj_alloc(len, hs->prod.seg_size);
+	if (!spare || !obj)
+		goto out_uncharge;
+	if (len && !copy_from_iter_full(obj->data, len, &msg->msg_iter)) {
+		err = -EFAULT;
+		goto out_uncharge;
+	}
+	obj->name = name.sin_addr;
+	if (hs->prod.expiry_ms)
+		obj->expires = (jiffies + msecs_to_jiffies(hs->prod.expiry_ms))
+			       ?: 1;
+	obj->charge = charge;
+	err = hicn_prod_publish(hs, obj, spare);
+	if (err) {
+		spare = NULL;
+		goto out_uncharge;
+	}
+	hicn_count(&hs->info.hi_objects, 1);
+	hicn_count(&hs->info.hi_bytes, len);
+	WRITE_ONCE(hs->info.hi_last_version, obj->ver);
+	release_sock(sk);
+	return len;
+
+out_uncharge:
+	atomic_long_sub(charge, &hn->prod_mem);
+	kfree(spare);
+	hicn_obj_put(obj);
+out:
+	release_sock(sk);
+	if (err == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	return err;
+}
+
+__poll_t hicn_prod_poll(struct sock *sk)
+{
+	__poll_t mask = 0;
+
+	if (!(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) &&
+	    READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	return mask;
+}
