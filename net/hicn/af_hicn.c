@@ -187,7 +187,8 @@ static int hicn_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 			goto out;
 		}
 		/* The claim is the namespace: host bits and suffix cleared. */
-		ipv6_addr_prefix(&name.sin_addr, &name.sin_addr,
+		ipv6_addr_prefix(&name.sin_addr,
+				 &((const struct sockaddr_hicn *)uaddr)->sin_addr,
 				 name.sin_prefix);
 		name.sin_suffix = 0;
 		claim = hicn_fib_claim(hicn_pernet(sock_net(sk)),
