@@ -88,7 +88,7 @@ static const struct seq_operations hicn_seq_ops = {
 
 static int hicn_stat_show(struct seq_file *seq, void *v)
 {
-	struct hicn_net *hn = hicn_pernet(seq_file_net(seq));
+	struct hicn_net *hn = hicn_pernet(seq_file_single_net(seq));
 	struct hicn_stats *st = &hn->stats;
 	u64 pit[4], cs[5];
 
@@ -131,7 +131,7 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 
 static int hicn_fib_show(struct seq_file *seq, void *v)
 {
-	struct hicn_net *hn = hicn_pernet(seq_file_net(seq));
+	struct hicn_net *hn = hicn_pernet(seq_file_single_net(seq));
 	struct hicn_fib_entry *e;
 
 	rcu_read_lock();

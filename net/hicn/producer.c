@@ -348,7 +348,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 	hash_for_each_safe(p->names, i, ptmp, pn, node) {
 		list_for_each_entry_safe(obj, tmp, &pn->versions, node)
 			hicn_prod_unlink(hs, obj, &dropped);
-		hash_del(&pn->node);
+		hlist_del(&pn->node);
 		kfree(pn);
 	}
 	list_for_each_entry_safe(h, htmp, &p->held, node) {
@@ -448,7 +448,7 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 		pn->name = obj->name;
 		pn->last_ver = 0;
 		INIT_LIST_HEAD(&pn->versions);
-		hash_add(p->names, &pn->node, hicn_name_hash(&pn->name));
+		hlist_add_head(&pn->node, &p->names[hicn_name_hash(&pn->name)]);
 	} else {
 		kfree(spare);
 	}
