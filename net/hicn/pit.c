@@ -222,6 +222,9 @@ void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 		if (list_empty(&e->in)) {
 			hlist_del(&e->node);
 			hn->pit_entries--;
+			/* The last face gave up because the lifetime ran out. */
+			if (!time_before(jiffies, e->expires))
+				hn->stats.pit_expired++;
 		} else {
 			e = NULL;
 		}

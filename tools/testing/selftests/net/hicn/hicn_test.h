@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the AF_HICN data-path selftests (transfer, version,
+ * pit_cs, errno, timeout, cycles): names, producer and consumer set-up,
+ * /proc/net/hicn_stat and net.hicn.* sysctls, struct hicn_info, random
+ * payloads and a clock.
+ *
+ * Every test that publishes starts with hicn_enter_netns(): the harness
+ * runs each test in its own child process, so each one gets a network
+ * namespace of its own, with an empty PIT, CS and FIB, fresh counters and
+ * the sysctl defaults, and cannot disturb the next test.
+ */
+#ifndef _HICN_TEST_H
+#define _HICN_TEST_H
+
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "libhicn.h"
+#include "test_util.h"
+
+/* The namespace every test publishes under, and names inside it. */
+#define HT_NS		"b001:a:b:c::"
+#define HT_NS_LEN	64
+#define HT_NAME		"b001:a:b:c::1"
+#define HT_NAME2	"b001:a:b:c::2"
+#define HT_OUTSIDE	"b001:a:b:d::1"
+
+#define HT_SYSCTL(x)	"/proc/sys/net/hicn/" x
+
+/* A name: @addr/@plen, version @version. */
+static inline struct sockaddr_hicn ht_name(const char *addr, int plen,
+					   __u32 version)
+{
+	struct sockaddr_hicn a;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = hicn_family();
+	a.sin_prefix = plen;
+	a.sin_suffix = version;
+	if (inet_pton(AF_INET6, addr, &a.sin_addr) != 1)
+		a.sin_family = 0;
+	return a;
+}
+
+/* A network namespace of our own (see the top of this file). */
+static inline int ht_enter_netns(void)
+{
+	return unshare(CLONE_NEWNET);
+}
+
+/* A producer of @protocol bound to HT_NS/HT_NS_LEN, or -1. */
+static inline int ht_producer(int protocol)
+{
+	struct sockaddr_hicn ns = ht_name(HT_NS, HT_NS_LEN, 0);
+	int fd = socket(hicn_family(), SOCK_PROD, protocol);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&ns, sizeof(ns))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Publish @len bytes under @addr: sendto()'s return value. */
+static inline ssize_t ht_publish(int fd, const char *addr, const void *buf,
+				 size_t len, int flags)
+{
+	struct sockaddr_hicn n = ht_name(addr, 128, 0);
+
+	return sendto(fd, buf, len, flags, (struct sockaddr *)&n, sizeof(n));
+}
+
+/*
+ * A consumer of @protocol bound (seed style) to @addr version @version in
+ * the namespace HT_NS/HT_NS_LEN, or -1.
+ */
+static inline int ht_consumer(int protocol, const char *addr, __u32 version)
+{
+	struct sockaddr_hicn n = ht_name(addr, HT_NS_LEN, version);
+	int fd = socket(hicn_family(), SOCK_CONS, protocol);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&n, sizeof(n))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* connect() @fd to @addr version @version (stream mode). */
+static inline int ht_connect(int fd, const char *addr, __u32 version)
+{
+	struct sockaddr_hicn n = ht_name(addr, 128, version);
+
+	return connect(fd, (struct sockaddr *)&n, sizeof(n));
+}
+
+/*
+ * Stream mode: recv() in chunks of @chunk bytes until it returns 0.
+ * Stores up to @cap bytes in @buf; returns the total length of the object
+ * (which may exceed @cap), or -1 with errno set.
+ */
+static inline ssize_t ht_read_stream(int fd, void *buf, size_t cap,
+				     size_t chunk)
+{
+	static char scratch[65536];
+	size_t total = 0;
+	ssize_t n;
+
+	if (chunk > sizeof(scratch))
+		chunk = sizeof(scratch);
+	for (;;) {
+		char *dst = total < cap ? (char *)buf + total : scratch;
+		size_t want = total < cap ? cap - total : chunk;
+
+		if (want > chunk)
+			want = chunk;
+		n = recv(fd, dst, want, 0);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return total;
+		total += n;
+	}
+}
+
+static inline int ht_setint(int fd, int opt, int val)
+{
+	return setsockopt(fd, SOL_HICN, opt, &val, sizeof(val));
+}
+
+/* An integer option's value, or -1 with errno set. */
+static inline int ht_getint(int fd, int opt)
+{
+	socklen_t len = sizeof(int);
+	int val = -1;
+
+	if (getsockopt(fd, SOL_HICN, opt, &val, &len))
+		return -1;
+	return val;
+}
+
+static inline int ht_info(int fd, struct hicn_info *hi)
+{
+	socklen_t len = sizeof(*hi);
+
+	memset(hi, 0, sizeof(*hi));
+	return getsockopt(fd, SOL_HICN, HICN_INFO, hi, &len);
+}
+
+/* A line "@key value" of /proc/net/hicn_stat, or -1. */
+static inline long long ht_stat(const char *key)
+{
+	char line[256], name[64];
+	long long v, found = -1;
+	FILE *f = fopen("/proc/net/hicn_stat", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%63s %lld", name, &v) == 2 &&
+		    !strcmp(name, key)) {
+			found = v;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Data segments of an object of @len bytes cut into @pkt-byte payloads. */
+static inline unsigned long long ht_segments(size_t len, size_t pkt)
+{
+	return len ? (len + pkt - 1) / pkt : 1;
+}
+
+/* Fill @buf with a xorshift64 stream seeded by @seed. */
+static inline void ht_fill(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+	unsigned char *p = buf;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 7)) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+		}
+		p[i] = x >> ((i & 7) * 8);
+	}
+}
+
+/* CLOCK_MONOTONIC in milliseconds. */
+static inline double ht_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static inline void ht_sleep_ms(int ms)
+{
+	usleep(ms * 1000);
+}
+
+/* Compare two buffers; the offset of the first difference, or -1. */
+static inline long ht_diff(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+	size_t i;
+
+	if (!memcmp(a, b, len))
+		return -1;
+	for (i = 0; i < len; i++)
+		if (x[i] != y[i])
+			return i;
+	return -1;
+}
+
+#endif /* _HICN_TEST_H */

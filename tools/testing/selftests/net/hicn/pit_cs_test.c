@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_HICN forwarder tables of a network namespace: PIT and CS.
+ *
+ * - /proc/net/hicn_stat lists every counter of the spec, /proc/net/hicn_fib
+ *   the claimed namespaces; the net.hicn.* sysctls have their defaults.
+ * - 8 consumer threads of one name, all waiting before the producer
+ *   publishes, get the same bytes; pit_aggregated > 0 and the producer
+ *   sees far fewer than 8 x segments interests.
+ * - A second fetch of an explicit version is served by the CS entirely
+ *   (consumer hi_cache_hits == segments, producer hi_interests_received
+ *   unchanged); a fetch of the newest costs the producer exactly one
+ *   interest (version discovery), the other segments are cache hits.
+ * - net.hicn.cs_max_entries=0 flushes the CS (cs_entries, cs_bytes 0) and
+ *   disables it.
+ * - net.hicn.pit_max caps the PIT; refused interests count in pit_drops.
+ * - PIT entries expire with their lifetime (pit_expired).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "hicn_test.h"
+#include "kselftest_harness.h"
+
+#define OBJ_SIZE	(1024U * 1024)
+#define NSEG		((OBJ_SIZE + HICN_PACKET_SIZE_DEFAULT - 1) / HICN_PACKET_SIZE_DEFAULT)
+#define NCONS		8
+
+FIXTURE(tab)
+{
+	int prod;
+	unsigned char *src;
+};
+
+FIXTURE_SETUP(tab)
+{
+	ASSERT_EQ(0, ht_enter_netns());
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	self->src = malloc(OBJ_SIZE);
+	ASSERT_NE(NULL, self->src);
+	ht_fill(self->src, OBJ_SIZE, 42);
+}
+
+FIXTURE_TEARDOWN(tab)
+{
+	close(self->prod);
+	free(self->src);
+}
+
+/* Fetch @addr version @ver into a fresh buffer; compares it to @want. */
+static int fetch_check(const char *addr, __u32 ver, const unsigned char *want,
+		       size_t len, struct hicn_info *hi)
+{
+	unsigned char *buf = malloc(len + 1);
+	int c = ht_consumer(CONS_REL, addr, ver), ret = -1;
+	ssize_t n;
+
+	if (!buf || c < 0)
+		goto out;
+	n = recv(c, buf, len + 1, 0);
+	if (n == (ssize_t)len && !memcmp(buf, want, len) && !ht_info(c, hi))
+		ret = 0;
+out:
+	if (c >= 0)
+		close(c);
+	free(buf);
+	return ret;
+}
+
+TEST_F(tab, stat_fib_and_sysctl_defaults)
+{
+	static const char *const keys[] = {
+		"pit_entries", "pit_max", "pit_aggregated", "pit_drops",
+		"pit_expired", "cs_entries", "cs_bytes", "cs_hits",
+		"cs_misses", "cs_evictions", "fib_entries", "no_route",
+		"faces", "interests", "data",
+	};
+	char line[256], want[64];
+	unsigned int i;
+	int found = 0;
+	FILE *f;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		long long v = ht_stat(keys[i]);
+
+		EXPECT_LE(0, v) TH_LOG("%s missing", keys[i]);
+	}
+	EXPECT_EQ(65536, ht_stat("pit_max"));
+	EXPECT_EQ(1, ht_stat("fib_entries"));
+	EXPECT_EQ(0, ht_stat("pit_entries"));
+	EXPECT_EQ(0, ht_stat("cs_entries"));
+
+	EXPECT_EQ(65536, sysctl_get(HT_SYSCTL("pit_max")));
+	EXPECT_EQ(65536, sysctl_get(HT_SYSCTL("cs_max_entries")));
+	EXPECT_EQ(64 << 20, sysctl_get(HT_SYSCTL("cs_mem_max")));
+	EXPECT_EQ(512 << 20, sysctl_get(HT_SYSCTL("prod_mem_max")));
+
+	/* "prefix/len face-id", one line per claim. */
+	snprintf(want, sizeof(want), "%s/%d ", HT_NS, HT_NS_LEN);
+	f = fopen("/proc/net/hicn_fib", "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, want, strlen(want)))
+			found++;
+	fclose(f);
+	EXPECT_EQ(1, found);
+}
+
+struct waiter {
+	int fd;
+	unsigned char *buf;
+	ssize_t got;
+	int err;
+	pthread_barrier_t *ready;
+};
+
+static void *wait_fetch(void *arg)
+{
+	struct waiter *w = arg;
+
+	pthread_barrier_wait(w->ready);
+	w->got = recv(w->fd, w->buf, OBJ_SIZE + 1, 0);
+	w->err = errno;
+	return NULL;
+}
+
+TEST_F_TIMEOUT(tab, eight_waiting_consumers_aggregate, 120)
+{
+	struct waiter w[NCONS];
+	pthread_t t[NCONS];
+	pthread_barrier_t ready;
+	struct hicn_info hi;
+	int i;
+
+	ASSERT_EQ(0, pthread_barrier_init(&ready, NULL, NCONS + 1));
+	for (i = 0; i < NCONS; i++) {
+		w[i].fd = ht_consumer(CONS_REL, HT_NAME, 0);
+		ASSERT_LE(0, w[i].fd);
+		/* Long enough for no retransmission before the publication. */
+		ASSERT_EQ(0, ht_setint(w[i].fd, HICN_INTEREST_LIFETIME, 5000));
+		w[i].buf = malloc(OBJ_SIZE + 1);
+		ASSERT_NE(NULL, w[i].buf);
+		w[i].ready = &ready;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, wait_fetch, &w[i]));
+	}
+	pthread_barrier_wait(&ready);
+	ht_sleep_ms(500);
+	/* All waiting on one PIT entry: the newest version of the name. */
+	EXPECT_EQ(1, ht_stat("pit_entries"));
+	EXPECT_LE(NCONS - 1, ht_stat("pit_aggregated"));
+
+	ASSERT_EQ(OBJ_SIZE, ht_publish(self->prod, HT_NAME, self->src, OBJ_SIZE, 0));
+	for (i = 0; i < NCONS; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(OBJ_SIZE, w[i].got)
+			TH_LOG("consumer %d: %s", i, strerror(w[i].err));
+		EXPECT_EQ(-1, ht_diff(w[i].buf, self->src, OBJ_SIZE));
+		close(w[i].fd);
+		free(w[i].buf);
+	}
+	EXPECT_LT(0, ht_stat("pit_aggregated"));
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_LE(NSEG, hi.hi_interests_received);
+	EXPECT_GT(2 * NSEG, hi.hi_interests_received)
+		TH_LOG("producer saw %llu interests for %u segments x %d consumers",
+		       (unsigned long long)hi.hi_interests_received, NSEG, NCONS);
+	EXPECT_EQ(0, ht_stat("pit_entries"));
+	pthread_barrier_destroy(&ready);
+}
+
+TEST_F_TIMEOUT(tab, explicit_version_from_cs, 120)
+{
+	struct hicn_info c, p0, p1;
+
+	ASSERT_EQ(OBJ_SIZE, ht_publish(self->prod, HT_NAME, self->src, OBJ_SIZE, 0));
+	/*
+	 * Version 1 by name: every segment passes through the CS.  (A fetch
+	 * of the newest would leave segment 0 out: answers to "newest" are
+	 * never cached.)
+	 */
+	ASSERT_EQ(0, fetch_check(HT_NAME, 1, self->src, OBJ_SIZE, &c));
+	EXPECT_EQ(0, c.hi_cache_hits);
+	EXPECT_EQ(NSEG, ht_stat("cs_entries"));
+	EXPECT_LE((long long)OBJ_SIZE, ht_stat("cs_bytes"));
+	ASSERT_EQ(0, ht_info(self->prod, &p0));
+
+	/* Version 1 by name again: the CS has every segment. */
+	ASSERT_EQ(0, fetch_check(HT_NAME, 1, self->src, OBJ_SIZE, &c));
+	EXPECT_EQ(NSEG, c.hi_cache_hits);
+	EXPECT_EQ(NSEG, c.hi_segments);
+	EXPECT_EQ(1, c.hi_last_version);
+	ASSERT_EQ(0, ht_info(self->prod, &p1));
+	EXPECT_EQ(p0.hi_interests_received, p1.hi_interests_received);
+	EXPECT_EQ(p0.hi_segments, p1.hi_segments);
+	EXPECT_LE(NSEG, ht_stat("cs_hits"));
+
+	/* The newest: one interest reaches the producer, the rest is cached. */
+	ASSERT_EQ(0, fetch_check(HT_NAME, 0, self->src, OBJ_SIZE, &c));
+	EXPECT_EQ(NSEG - 1, c.hi_cache_hits);
+	ASSERT_EQ(0, ht_info(self->prod, &p0));
+	EXPECT_EQ(p1.hi_interests_received + 1, p0.hi_interests_received);
+}
+
+TEST_F_TIMEOUT(tab, cs_flush_and_disable, 120)
+{
+	struct hicn_info c, p0, p1;
+
+	ASSERT_EQ(OBJ_SIZE, ht_publish(self->prod, HT_NAME, self->src, OBJ_SIZE, 0));
+	ASSERT_EQ(0, fetch_check(HT_NAME, 1, self->src, OBJ_SIZE, &c));
+	EXPECT_EQ(NSEG, ht_stat("cs_entries"));
+
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "0"));
+	EXPECT_EQ(0, sysctl_get(HT_SYSCTL("cs_max_entries")));
+	EXPECT_EQ(0, ht_stat("cs_entries"));
+	EXPECT_EQ(0, ht_stat("cs_bytes"));
+
+	/* Disabled: every segment comes from the producer again. */
+	ASSERT_EQ(0, ht_info(self->prod, &p0));
+	ASSERT_EQ(0, fetch_check(HT_NAME, 1, self->src, OBJ_SIZE, &c));
+	EXPECT_EQ(0, c.hi_cache_hits);
+	ASSERT_EQ(0, ht_info(self->prod, &p1));
+	EXPECT_LE(p0.hi_interests_received + NSEG, p1.hi_interests_received);
+	EXPECT_EQ(0, ht_stat("cs_entries"));
+
+	/* Enabled again: cached again. */
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "65536"));
+	ASSERT_EQ(0, fetch_check(HT_NAME, 1, self->src, OBJ_SIZE, &c));
+	EXPECT_EQ(NSEG, ht_stat("cs_entries"));
+}
+
+/* cs_max_entries caps the CS; the least recently used entries go. */
+TEST_F_TIMEOUT(tab, cs_max_entries_evicts, 120)
+{
+	struct hicn_info c;
+
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "100"));
+	ASSERT_EQ(OBJ_SIZE, ht_publish(self->prod, HT_NAME, self->src, OBJ_SIZE, 0));
+	ASSERT_EQ(0, fetch_check(HT_NAME, 1, self->src, OBJ_SIZE, &c));
+	EXPECT_EQ(100, ht_stat("cs_entries"));
+	EXPECT_LE(NSEG - 100, ht_stat("cs_evictions"));
+}
+
+/* pit_max caps the PIT; interests refused for it count in pit_drops. */
+TEST_F(tab, pit_max_drops)
+{
+	int c[NCONS], i;
+	char name[64];
+
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("pit_max"), "4"));
+	EXPECT_EQ(4, sysctl_get(HT_SYSCTL("pit_max")));
+	EXPECT_EQ(4, ht_stat("pit_max"));
+	EXPECT_EQ(0, ht_stat("pit_drops"));
+	for (i = 0; i < NCONS; i++) {
+		/* Distinct names nobody published: each waits at the producer. */
+		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_UNREL);
+		ASSERT_LE(0, c[i]);
+		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, 5000));
+		ASSERT_EQ(0, ht_setint(c[i], HICN_WINDOW, 1));
+		snprintf(name, sizeof(name), "b001:a:b:c::%x", 0x100 + i);
+		ASSERT_EQ(0, ht_connect(c[i], name, 0));
+	}
+	ht_sleep_ms(300);
+	EXPECT_EQ(4, ht_stat("pit_entries"));
+	EXPECT_LE(NCONS - 4, ht_stat("pit_drops"));
+	for (i = 0; i < NCONS; i++)
+		close(c[i]);
+	EXPECT_EQ(0, ht_stat("pit_entries"));
+}
+
+/* An interest nobody answers leaves the PIT when its lifetime ends. */
+TEST_F(tab, pit_entries_expire)
+{
+	int c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_UNREL);
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 200));
+	ASSERT_EQ(0, ht_connect(c, HT_NAME2, 0));
+	ht_sleep_ms(50);
+	EXPECT_EQ(1, ht_stat("pit_entries"));
+	ht_sleep_ms(600);
+	EXPECT_EQ(0, ht_stat("pit_entries"));
+	EXPECT_LE(1, ht_stat("pit_expired"));
+	close(c);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_HICN versions and subscriptions.
+ *
+ * - The producer's kernel numbers versions 1, 2, 3 per name (HICN_INFO
+ *   hi_last_version, and the sin_suffix recvfrom() returns).
+ * - sin_suffix 0 fetches the newest version; sin_suffix N fetches version N
+ *   (datagram and stream mode); N above the newest waits until it is
+ *   published.
+ * - PROD_UNREL keeps only the newest version: an older one is ENOENT.
+ * - HICN_CONTENT_EXPIRY: once a version has expired, fetching it is ENOENT
+ *   (even when the content store saw it), and the newest-version question
+ *   waits and times out; the producer holds nothing any more.
+ * - HICN_SUBSCRIBE: recv() blocks until the producer (another process or
+ *   thread) publishes the next version, the next recv() waits for the one
+ *   after; no ETIMEDOUT while waiting (interests are re-expressed),
+ *   SO_RCVTIMEO bounds the wait; through epoll, EPOLLIN comes only after the
+ *   publication.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+
+#include "hicn_test.h"
+#include "kselftest_harness.h"
+
+/* The payload of version @v of a name: recognisable, of varying length. */
+static size_t payload(char *buf, int v)
+{
+	int n = sprintf(buf, "version %d of the object:", v);
+
+	memset(buf + n, 'a' + v, v * 700);
+	return n + v * 700;
+}
+
+/* Publish version @v's payload under @addr; the version the kernel gave. */
+static int publish_v(int prod, const char *addr, int v)
+{
+	char buf[4096];
+	size_t len = payload(buf, v);
+	struct hicn_info hi;
+
+	if (ht_publish(prod, addr, buf, len, 0) != (ssize_t)len)
+		return -1;
+	if (ht_info(prod, &hi))
+		return -1;
+	return hi.hi_last_version;
+}
+
+/*
+ * Fetch @addr version @ver in datagram mode; 0 and the version received in
+ * *@got when the payload is version *@got's, else -1 with errno set (EBADMSG
+ * for a wrong payload).
+ */
+static int fetch_v(int protocol, const char *addr, __u32 ver, __u32 *got)
+{
+	int c = ht_consumer(protocol, addr, ver), err = 0;
+	char buf[8192], want[4096];
+	struct sockaddr_hicn from;
+	socklen_t fromlen = sizeof(from);
+	ssize_t n;
+
+	if (c < 0)
+		return -1;
+	n = recvfrom(c, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fromlen);
+	if (n < 0)
+		err = errno;
+	else if (from.sin_suffix < 1 || from.sin_suffix > 5 ||
+		 n != (ssize_t)payload(want, from.sin_suffix) ||
+		 memcmp(buf, want, n))
+		err = EBADMSG;
+	close(c);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	*got = from.sin_suffix;
+	return 0;
+}
+
+/* A consumer bound to HT_NAME with a short lifetime and no retransmission. */
+static int short_consumer(int ms)
+{
+	int c = ht_consumer(CONS_REL, HT_NAME, 0);
+
+	if (c < 0)
+		return -1;
+	if (ht_setint(c, HICN_INTEREST_LIFETIME, ms) ||
+	    ht_setint(c, HICN_RETX_LIMIT, 0)) {
+		close(c);
+		return -1;
+	}
+	return c;
+}
+
+FIXTURE(ver)
+{
+	int prod;
+};
+
+FIXTURE_SETUP(ver)
+{
+	ASSERT_EQ(0, ht_enter_netns());
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+}
+
+FIXTURE_TEARDOWN(ver)
+{
+	close(self->prod);
+}
+
+TEST_F(ver, numbered_per_name)
+{
+	struct hicn_info hi;
+
+	EXPECT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	EXPECT_EQ(2, publish_v(self->prod, HT_NAME, 2));
+	EXPECT_EQ(1, publish_v(self->prod, HT_NAME2, 1));
+	EXPECT_EQ(3, publish_v(self->prod, HT_NAME, 3));
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(4, hi.hi_objects);
+	/* PROD_REL keeps them all. */
+	EXPECT_EQ(4, hi.hi_versions);
+}
+
+TEST_F(ver, newest_by_default_and_specific_versions)
+{
+	__u32 got = 0;
+
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(2, publish_v(self->prod, HT_NAME, 2));
+	ASSERT_EQ(3, publish_v(self->prod, HT_NAME, 3));
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME2, 1));
+
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 0, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(3, got);
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 2, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(2, got);
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 1, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(1, got);
+	ASSERT_EQ(0, fetch_v(CONS_UNREL, HT_NAME, 3, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(3, got);
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME2, 0, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(1, got);
+
+	/* A newer version: the newest moves on. */
+	ASSERT_EQ(4, publish_v(self->prod, HT_NAME, 4));
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 0, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(4, got);
+}
+
+TEST_F(ver, stream_mode_specific_version)
+{
+	int c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	char buf[8192], want[4096];
+	size_t wlen;
+	struct hicn_info hi;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(2, publish_v(self->prod, HT_NAME, 2));
+
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 1));
+	wlen = payload(want, 1);
+	ASSERT_EQ((ssize_t)wlen, ht_read_stream(c, buf, sizeof(buf), 1000));
+	EXPECT_EQ(0, memcmp(buf, want, wlen));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(1, hi.hi_last_version);
+
+	/* connect() again re-targets the socket. */
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	wlen = payload(want, 2);
+	ASSERT_EQ((ssize_t)wlen, ht_read_stream(c, buf, sizeof(buf), 1000));
+	EXPECT_EQ(0, memcmp(buf, want, wlen));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(2, hi.hi_last_version);
+	close(c);
+}
+
+/* PROD_UNREL keeps only the newest version of each name. */
+TEST(unrel_keeps_newest_only)
+{
+	struct hicn_info hi;
+	__u32 got = 0;
+	int prod;
+
+	ASSERT_EQ(0, ht_enter_netns());
+	prod = ht_producer(PROD_UNREL);
+	ASSERT_LE(0, prod);
+	ASSERT_EQ(1, publish_v(prod, HT_NAME, 1));
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 1, &got));
+	ASSERT_EQ(2, publish_v(prod, HT_NAME, 2));
+	ASSERT_EQ(0, ht_info(prod, &hi));
+	EXPECT_EQ(1, hi.hi_versions);
+
+	/* Version 1 is gone at once, even though the CS saw it. */
+	EXPECT_EQ(-1, fetch_v(CONS_REL, HT_NAME, 1, &got));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 2, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(2, got);
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 0, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(2, got);
+
+	/* Names are independent. */
+	ASSERT_EQ(1, publish_v(prod, HT_NAME2, 1));
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 2, &got)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(0, ht_info(prod, &hi));
+	EXPECT_EQ(2, hi.hi_versions);
+	close(prod);
+}
+
+TEST_F(ver, content_expiry)
+{
+	struct hicn_info hi;
+	__u32 got = 0;
+	char buf[8192];
+	double t0;
+	int c;
+
+	EXPECT_EQ(HICN_CONTENT_EXPIRY_DEFAULT,
+		  ht_getint(self->prod, HICN_CONTENT_EXPIRY));
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 200));
+	EXPECT_EQ(200, ht_getint(self->prod, HICN_CONTENT_EXPIRY));
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	/* Fetched once, so the content store holds it too. */
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 1, &got)) TH_LOG("%s", strerror(errno));
+	ht_sleep_ms(500);
+
+	EXPECT_EQ(-1, fetch_v(CONS_REL, HT_NAME, 1, &got));
+	EXPECT_EQ(ENOENT, errno);
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(0, hi.hi_versions);
+	EXPECT_EQ(0, hi.hi_mem);
+
+	/* No version exists now: the newest one is waited for, in vain. */
+	c = short_consumer(200);
+	ASSERT_LE(0, c);
+	t0 = ht_ms();
+	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_LE(190, ht_ms() - t0);
+	close(c);
+}
+
+/* Expiry 0 keeps a version until the socket closes. */
+TEST_F(ver, expiry_zero_keeps)
+{
+	__u32 got = 0;
+
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	EXPECT_EQ(0, ht_getint(self->prod, HICN_CONTENT_EXPIRY));
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ht_sleep_ms(300);
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 1, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(1, got);
+}
+
+struct later {
+	int prod;
+	int delay_ms;
+	int version;
+	int result;
+};
+
+static void *publish_later(void *arg)
+{
+	struct later *l = arg;
+
+	ht_sleep_ms(l->delay_ms);
+	l->result = publish_v(l->prod, HT_NAME, l->version);
+	return NULL;
+}
+
+/* A version above the newest waits until it is published. */
+TEST_F(ver, future_version_waits)
+{
+	struct later l = { .prod = self->prod, .delay_ms = 300, .version = 2 };
+	pthread_t t;
+	__u32 got = 0;
+	double t0;
+
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, publish_later, &l));
+	t0 = ht_ms();
+	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 2, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(2, got);
+	EXPECT_LE(250, ht_ms() - t0);
+	pthread_join(t, NULL);
+	EXPECT_EQ(2, l.result);
+}
+
+/* A subscriber blocks until another process publishes the next version. */
+TEST_F(ver, subscribe_blocks_until_published_by_process)
+{
+	int c = ht_consumer(CONS_REL, HT_NAME, 0), status, i;
+	struct sockaddr_hicn from;
+	socklen_t fromlen;
+	char buf[8192], want[4096];
+	double t0, waited;
+	pid_t pid;
+	ssize_t n;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	EXPECT_EQ(0, ht_getint(c, HICN_SUBSCRIBE));
+	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
+	EXPECT_EQ(1, ht_getint(c, HICN_SUBSCRIBE));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		/* Versions 2 and 3, 400 ms apart, from another process. */
+		ht_sleep_ms(400);
+		if (publish_v(self->prod, HT_NAME, 2) != 2)
+			_exit(1);
+		ht_sleep_ms(400);
+		if (publish_v(self->prod, HT_NAME, 3) != 3)
+			_exit(2);
+		_exit(0);
+	}
+
+	for (i = 2; i <= 3; i++) {
+		t0 = ht_ms();
+		fromlen = sizeof(from);
+		n = recvfrom(c, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     &fromlen);
+		waited = ht_ms() - t0;
+
+		ASSERT_EQ((ssize_t)payload(want, i), n) TH_LOG("v%d: %s", i, strerror(errno));
+		EXPECT_EQ(0, memcmp(buf, want, n));
+		EXPECT_EQ(i, from.sin_suffix);
+		/* Not the version that existed: the next one, when it came. */
+		EXPECT_LE(300, waited) TH_LOG("v%d after %.0f ms", i, waited);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(c);
+}
+
+/* No ETIMEDOUT while a subscription waits longer than many lifetimes. */
+TEST_F(ver, subscribe_outlives_interest_lifetime)
+{
+	struct later l = { .prod = self->prod, .delay_ms = 800, .version = 2 };
+	int c = short_consumer(100);
+	char buf[8192], want[4096];
+	pthread_t t;
+	ssize_t n;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
+	ASSERT_EQ(0, pthread_create(&t, NULL, publish_later, &l));
+	n = recv(c, buf, sizeof(buf), 0);
+	ASSERT_EQ((ssize_t)payload(want, 2), n) TH_LOG("recv: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(buf, want, n));
+	pthread_join(t, NULL);
+	close(c);
+}
+
+/* SO_RCVTIMEO bounds a subscription's wait: EAGAIN. */
+TEST_F(ver, subscribe_rcvtimeo_eagain)
+{
+	struct timeval tv = { .tv_usec = 300000 };
+	int c = ht_consumer(CONS_REL, HT_NAME, 0);
+	char buf[8192];
+	double t0;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	t0 = ht_ms();
+	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_LE(280, ht_ms() - t0);
+	close(c);
+}
+
+/*
+ * Stream mode on a non-blocking socket: recv() until 0, waiting in epoll
+ * when there is nothing yet; the bytes read, or -1.
+ */
+static ssize_t epoll_read_object(int ep, int fd, char *buf, size_t cap)
+{
+	struct epoll_event out;
+	size_t n = 0;
+	ssize_t r;
+
+	while (n < cap) {
+		r = recv(fd, buf + n, cap - n, 0);
+		if (r == 0)
+			return n;
+		if (r < 0 && errno == EAGAIN) {
+			if (epoll_wait(ep, &out, 1, 5000) != 1)
+				return -1;
+			continue;
+		}
+		if (r < 0)
+			return -1;
+		n += r;
+	}
+	return -1;
+}
+
+/* Through epoll: EPOLLIN only once the next version is published. */
+TEST_F(ver, subscribe_epoll)
+{
+	int c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	struct epoll_event ev = { .events = EPOLLIN }, out;
+	char buf[8192], want[4096];
+	int ep = epoll_create1(0);
+	size_t wlen;
+	ssize_t n;
+
+	ASSERT_LE(0, c);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
+	/* The subscription starts at connect(): version 1 already exists. */
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev));
+
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 400));
+	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+
+	ASSERT_EQ(2, publish_v(self->prod, HT_NAME, 2));
+	ASSERT_EQ(1, epoll_wait(ep, &out, 1, 5000));
+	EXPECT_TRUE(out.events & EPOLLIN);
+
+	wlen = payload(want, 2);
+	n = epoll_read_object(ep, c, buf, sizeof(buf));
+	ASSERT_EQ((ssize_t)wlen, n);
+	EXPECT_EQ(0, memcmp(buf, want, wlen));
+
+	/*
+	 * After EOF the next recv() starts the next fetch: version 3, which
+	 * is waited for again.
+	 */
+	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 300));
+	ASSERT_EQ(3, publish_v(self->prod, HT_NAME, 3));
+	ASSERT_EQ(1, epoll_wait(ep, &out, 1, 5000));
+	EXPECT_TRUE(out.events & EPOLLIN);
+	wlen = payload(want, 3);
+	n = epoll_read_object(ep, c, buf, sizeof(buf));
+	ASSERT_EQ((ssize_t)wlen, n);
+	EXPECT_EQ(0, memcmp(buf, want, wlen));
+	close(ep);
+	close(c);
+}
+
+TEST_HARNESS_MAIN
