@@ -216,7 +216,7 @@ static void hicn_cons_face_data(struct hicn_face *face,
 			c->first.ver = c->after;
 			memset(&c->first_slot, 0, sizeof(c->first_slot));
 			c->gen++;
-			if (!READ_ONCE(c->pumping))
+			if (!c->pumping)
 				hicn_cons_arm(c, jiffies);
 		} else if (d->flags & HICN_DATA_NACK || !d->obj) {
 			hicn_cons_fail(hs, ENOENT);
@@ -264,10 +264,13 @@ static void hicn_cons_face_data(struct hicn_face *face,
 		hicn_count(&hs->info.hi_segments, 1);
 		if (d->flags & HICN_DATA_FROM_CS)
 			hicn_count(&hs->info.hi_cache_hits, 1);
-		if (!READ_ONCE(c->pumping))
+		if (!c->pumping)
 			hicn_cons_arm(c, jiffies);
 		wake = true;
 	}
+	/* Inside the pump the data is ours; the pump wakes readers once. */
+	if (c->pumping)
+		wake = false;
 	spin_unlock_bh(&c->lock);
 
 	if (wake)
@@ -394,28 +397,40 @@ static void hicn_cons_arm_deadline(struct hicn_cons *c)
 		hicn_cons_arm(c, c->scan_at);
 }
 
-/* Send what the window allows and handle timeouts (lock_sock held). */
+/*
+ * Send what the window allows and handle timeouts (lock_sock held).
+ *
+ * hicn_cons.pumping tells arriving data that the pump will see it: data
+ * that lands before the pump's last look (made under the lock that also
+ * clears the flag) is acted on by the pump; data after it arms the work
+ * and wakes readers itself.  Readers are woken once per pump.
+ */
 static void hicn_cons_pump(struct hicn_sock *hs)
 {
 	struct hicn_cons *c = &hs->cons;
 	bool wake = false, send, retx;
 	struct hicn_key key;
+	u32 gen;
 
-	WRITE_ONCE(c->pumping, true);
-	do {
-		spin_lock_bh(&c->lock);
+	spin_lock_bh(&c->lock);
+	c->pumping = true;
+	gen = c->gen;
+	for (;;) {
 		send = hicn_cons_next(hs, &key, &retx, &wake);
 		if (!send)
-			hicn_cons_arm_deadline(c);
+			break;
 		spin_unlock_bh(&c->lock);
-		if (send) {
-			hicn_count(&hs->info.hi_interests_sent, 1);
-			if (retx)
-				hicn_count(&hs->info.hi_interests_retx, 1);
-			hicn_fwd_interest(hs->face, &key, c->lifetime);
-		}
-	} while (send);
-	WRITE_ONCE(c->pumping, false);
+		hicn_count(&hs->info.hi_interests_sent, 1);
+		if (retx)
+			hicn_count(&hs->info.hi_interests_retx, 1);
+		hicn_fwd_interest(hs->face, &key, c->lifetime);
+		spin_lock_bh(&c->lock);
+	}
+	hicn_cons_arm_deadline(c);
+	c->pumping = false;
+	if (c->gen != gen)
+		wake = true;
+	spin_unlock_bh(&c->lock);
 	if (wake)
 		hs->sk.sk_data_ready(&hs->sk);
 }
