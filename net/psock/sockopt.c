@@ -147,6 +147,8 @@ int pstripe_getsockopt_psock(struct sock *sk, int optname,
 		if (put_user(len, optlen) || copy_to_user(optval, &pi, len))
 			return -EFAULT;
 		return 0;
+	case PSOCK_INFO:
+		return pstripe_get_info(sk, optval, optlen, len);
 	default:
 		return -ENOPROTOOPT;
 	}
