@@ -40,6 +40,21 @@ struct pstripe_pernet {
 #define PSTRIPE_MSG_SHELLO	1
 #define PSTRIPE_MSG_CHELLO	2
 #define PSTRIPE_MSG_JOIN	3
+#define PSTRIPE_MSG_ADDR	4	/* an announced address (after the
+					 * server hello)
+					 */
+
+/**
+ * struct pstripe_addr - an address added with PSOCK_ADD_LOCAL_ADDR
+ * @family: 4 or 6
+ * @port: network order; 0 for the listener's port
+ * @addr: 4 or 16 bytes
+ */
+struct pstripe_addr {
+	u8	family;
+	__be16	port;
+	u8	addr[16];
+};
 
 /**
  * struct pstripe_hello - the one control message: server hello, client
@@ -50,11 +65,13 @@ struct pstripe_pernet {
  * @rcmd: sender's recommended stream count (hellos)
  * @max: sender's maximum stream count (hellos)
  * @driver: sender's driver (hellos)
- * @n: the stream count the client computed (client hello)
- * @index: subflow index, 1..n-1 (join)
+ * @n: the stream count the client computed (client hello); the number
+ *	of address messages that follow (server hello)
+ * @index: subflow index, 1..n-1 (join); 1..n (address message)
  * @family: 4 or 6 when @addr holds the data subflows' address, 0 for
- *	"the address of the control subflow" (server hello)
- * @port: where data subflows connect (server hello)
+ *	"the address of the control subflow" (server hello); 4 or 6
+ *	(address message)
+ * @port: where data subflows connect (server hello, address message)
  * @reserved: zero
  * @token: names the connection to its data subflows (server hello, join)
  * @addr: see @family
@@ -173,6 +190,8 @@ struct pstripe_subflow {
  * @lnode: child: in its listener's @embryos or @accept_q
  * @csock: child: the struct socket it was created with, until accept()
  * @joined: child: data subflows attached
+ * @laddr: addresses added with PSOCK_ADD_LOCAL_ADDR
+ * @nladdr: entries of @laddr in use
  *
  * Everything is protected by lock_sock(); poll() reads some fields with
  * READ_ONCE.
@@ -209,6 +228,8 @@ struct pstripe_sock {
 	struct list_head	lnode;
 	struct socket		*csock;
 	int			joined;
+	struct pstripe_addr	laddr[PSOCK_ADDR_MAX];
+	int			nladdr;
 };
 
 /**

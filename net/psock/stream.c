@@ -472,99 +472,162 @@ static void pstripe_established(struct pstripe_sock *ps)
 	pstripe_wake(sk);
 }
 
-/* Address of the data subflows: the server's, or the control peer's. */
-static int pstripe_data_addr(struct pstripe_sock *ps,
-			     const struct pstripe_hello *h,
-			     struct sockaddr_storage *ss)
+/* Write @a (4 or 6, or @fam 0: leave the address) and @port into @ss. */
+static void pstripe_addr_to_ss(struct sock *sk, int fam, const u8 *a,
+			       __be16 port, struct sockaddr_storage *ss)
 {
-	struct sock *sk = ps_sk(ps);
-	int len;
-
-	len = kernel_getpeername(ps->sf[0]->sock, (struct sockaddr *)ss);
-	if (len < 0)
-		return len;
 	if (sk->sk_family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
 
-		if (h->family == 4)
-			memcpy(&sin->sin_addr, h->addr, 4);
-		sin->sin_port = h->port;
+		if (fam == 4)
+			memcpy(&sin->sin_addr, a, 4);
+		sin->sin_port = port;
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 
-		if (h->family == 6) {
-			memcpy(&sin6->sin6_addr, h->addr, 16);
-		} else if (h->family == 4) {
-			ipv6_addr_set_v4mapped(*(__be32 *)h->addr,
-					       &sin6->sin6_addr);
-		}
-		sin6->sin6_port = h->port;
+		if (fam == 6)
+			memcpy(&sin6->sin6_addr, a, 16);
+		else if (fam == 4)
+			ipv6_addr_set_v4mapped(*(__be32 *)a, &sin6->sin6_addr);
+		sin6->sin6_port = port;
 	}
-	return len;
 }
 
-static int pstripe_open_data_subflows(struct pstripe_sock *ps,
-				      const struct pstripe_hello *h)
+/*
+ * The addresses the data subflows connect to: dst[0] is the server's
+ * (or the control peer's) and port of the server hello, then the
+ * announced ones.  Returns how many, or an error.
+ */
+static int pstripe_data_addrs(struct pstripe_sock *ps,
+			      const struct pstripe_hello *msgs,
+			      struct sockaddr_storage *dst, int *dlen)
 {
-	struct sockaddr_storage dst, src;
+	const struct pstripe_hello *h = &msgs[0];
 	struct sock *sk = ps_sk(ps);
-	int i, dlen, slen, err;
+	int len, i;
 
-	dlen = pstripe_data_addr(ps, h, &dst);
-	if (dlen < 0)
-		return dlen;
-	slen = kernel_getsockname(ps->sf[0]->sock, (struct sockaddr *)&src);
-	if (slen < 0)
-		return slen;
-	/* Same source address as the control subflow, any port. */
-	if (sk->sk_family == AF_INET)
-		((struct sockaddr_in *)&src)->sin_port = 0;
-	else
-		((struct sockaddr_in6 *)&src)->sin6_port = 0;
+	len = kernel_getpeername(ps->sf[0]->sock, (struct sockaddr *)&dst[0]);
+	if (len < 0)
+		return len;
+	*dlen = len;
+	pstripe_addr_to_ss(sk, h->family, h->addr, h->port, &dst[0]);
+	for (i = 1; i <= h->n; i++) {
+		dst[i] = dst[0];
+		pstripe_addr_to_ss(sk, msgs[i].family, msgs[i].addr,
+				   msgs[i].port ? msgs[i].port : h->port,
+				   &dst[i]);
+	}
+	return 1 + h->n;
+}
+
+/*
+ * Data subflow i goes to dst[i % ndst]; from src[i % nsrc] when the client
+ * added source addresses (src[0] is the control subflow's), from the
+ * control subflow's address when it goes where the control subflow goes,
+ * and otherwise from whatever address routing picks.
+ */
+static int pstripe_open_data_subflows(struct pstripe_sock *ps,
+				      const struct pstripe_hello *msgs)
+{
+	struct sockaddr_storage *dst, *src;
+	struct sock *sk = ps_sk(ps);
+	int i, ndst, nsrc, dlen, slen, err;
+
+	/* dst[1 + PSOCK_ADDR_MAX], then src[1 + PSOCK_ADDR_MAX] */
+	dst = kcalloc(2 * (1 + PSOCK_ADDR_MAX), sizeof(*dst), GFP_KERNEL);
+	if (!dst)
+		return -ENOMEM;
+	src = dst + 1 + PSOCK_ADDR_MAX;
+	err = pstripe_data_addrs(ps, msgs, dst, &dlen);
+	if (err < 0)
+		goto out;
+	ndst = err;
+	err = kernel_getsockname(ps->sf[0]->sock, (struct sockaddr *)&src[0]);
+	if (err < 0)
+		goto out;
+	slen = err;
+	nsrc = 1 + ps->nladdr;
+	/* Source addresses: any port. */
+	pstripe_addr_to_ss(sk, 0, NULL, 0, &src[0]);
+	for (i = 1; i < nsrc; i++) {
+		src[i] = src[0];
+		pstripe_addr_to_ss(sk, ps->laddr[i - 1].family,
+				   ps->laddr[i - 1].addr, 0, &src[i]);
+	}
 
 	for (i = 1; i < ps->stream_cnt; i++) {
 		struct pstripe_subflow *sf = pstripe_sf_create(sk, i, &err);
+		int d = i % ndst;
 
 		if (!sf)
-			return err;
+			goto out;
 		ps->sf[i] = sf;
 		ps->nsf = i + 1;
-		err = kernel_bind(sf->sock, (struct sockaddr *)&src, slen);
+		err = 0;
+		if (nsrc > 1)
+			err = kernel_bind(sf->sock,
+					  (struct sockaddr *)&src[i % nsrc],
+					  slen);
+		else if (!d)
+			err = kernel_bind(sf->sock, (struct sockaddr *)&src[0],
+					  slen);
 		if (err)
-			return err;
-		err = kernel_connect(sf->sock, (struct sockaddr *)&dst, dlen,
+			goto out;
+		err = kernel_connect(sf->sock, (struct sockaddr *)&dst[d], dlen,
 				     O_NONBLOCK);
 		if (err && err != -EINPROGRESS)
-			return err;
+			goto out;
 	}
-	return 0;
+	err = 0;
+out:
+	kfree(dst);
+	return err;
 }
 
-/* Got the server hello: answer, then open the data subflows. */
-static int pstripe_client_hello(struct pstripe_sock *ps)
+/* An address message must name an address of the socket's family. */
+static bool pstripe_addr_msg_sane(struct pstripe_sock *ps,
+				  const struct pstripe_hello *m, int index)
+{
+	if (!pstripe_hello_prefix((const u8 *)m, sizeof(*m), PSTRIPE_MSG_ADDR) ||
+	    m->index != index)
+		return false;
+	if (m->family == 4)
+		return true;
+	return m->family == 6 && ps_sk(ps)->sk_family == AF_INET6;
+}
+
+/*
+ * The server hello and its @msgs[0].n address messages are all there:
+ * consume them, answer, then open the data subflows.
+ */
+static int pstripe_client_hello(struct pstripe_sock *ps,
+				struct pstripe_hello *msgs)
 {
 	struct pstripe_subflow *sf0 = ps->sf[0];
-	struct pstripe_hello h, c;
-	int r;
+	struct pstripe_hello *h = &msgs[0], c;
+	int r, i, len = (1 + h->n) * sizeof(*h);
 
-	r = pstripe_sf_recv(sf0, &h, sizeof(h), 0);
-	if (r != sizeof(h))
+	r = pstripe_sf_recv(sf0, msgs, len, 0);
+	if (r != len)
 		return r < 0 ? r : -EPROTO;
-	if (!pstripe_hello_sane(&h))
+	if (!pstripe_hello_sane(h))
 		return -EPROTO;
-	pstripe_negotiate(ps, &h);
-	ps->token = be64_to_cpu(h.token);
+	for (i = 1; i <= h->n; i++)
+		if (!pstripe_addr_msg_sane(ps, &msgs[i], i))
+			return -EPROTO;
+	pstripe_negotiate(ps, h);
+	ps->token = be64_to_cpu(h->token);
 
 	pstripe_hello_fill(ps, &c, PSTRIPE_MSG_CHELLO);
 	c.n = ps->stream_cnt;
-	c.token = h.token;
+	c.token = h->token;
 	r = pstripe_sf_send(sf0, &c, sizeof(c), 0);
 	if (r != sizeof(c))
 		return r < 0 ? r : -EPROTO;
 	if (ps->stream_cnt == 1)
 		return 0;
 	ps->phase = PSTRIPE_PH_JOIN;
-	return pstripe_open_data_subflows(ps, &h);
+	return pstripe_open_data_subflows(ps, msgs);
 }
 
 static void pstripe_fallback(struct pstripe_sock *ps)
@@ -577,8 +640,8 @@ static void pstripe_connect_work(struct pstripe_sock *ps)
 {
 	struct pstripe_subflow *sf0 = ps->sf[0];
 	struct sock *sk = ps_sk(ps);
+	struct pstripe_hello h, msgs[1 + PSOCK_ADDR_MAX];
 	u8 probe = PSTRIPE_PROBE;
-	struct pstripe_hello h;
 	int st, r, i, done;
 
 	switch (ps->phase) {
@@ -604,15 +667,20 @@ static void pstripe_connect_work(struct pstripe_sock *ps)
 		ps->deadline = jiffies + pstripe_hello_jiffies(sk);
 		fallthrough;
 	case PSTRIPE_PH_SHELLO:
-		r = pstripe_sf_recv(sf0, &h, sizeof(h), MSG_PEEK);
-		if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)&h, r,
+		r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
+		if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)msgs, r,
 							      PSTRIPE_MSG_SHELLO))) {
 			/* The server spoke first, or closed: plain TCP. */
 			pstripe_fallback(ps);
 			return;
 		}
-		if (r == sizeof(h)) {
-			r = pstripe_client_hello(ps);
+		if (r >= (int)sizeof(h) && msgs[0].n > PSOCK_ADDR_MAX) {
+			pstripe_connect_fail(ps, -EPROTO);
+			return;
+		}
+		if (r >= (int)sizeof(h) &&
+		    r >= (1 + msgs[0].n) * (int)sizeof(h)) {
+			r = pstripe_client_hello(ps, msgs);
 			if (r) {
 				pstripe_connect_fail(ps, r);
 				return;
@@ -744,35 +812,50 @@ static void pstripe_pending_plain(struct pstripe_sock *lps,
 static int pstripe_send_server_hello(struct pstripe_sock *lps,
 				     struct pstripe_subflow *sf)
 {
+	struct pstripe_hello msgs[1 + PSOCK_ADDR_MAX], *h = &msgs[0];
 	struct sockaddr_storage ss;
-	struct pstripe_hello h;
-	int r;
+	int r, i, len;
 
-	pstripe_hello_fill(lps, &h, PSTRIPE_MSG_SHELLO);
+	pstripe_hello_fill(lps, h, PSTRIPE_MSG_SHELLO);
 	sf->token = get_random_u64();
-	h.token = cpu_to_be64(sf->token);
+	h->token = cpu_to_be64(sf->token);
 	r = kernel_getsockname(lps->sf[0]->sock, (struct sockaddr *)&ss);
 	if (r < 0)
 		return r;
 	if (ss.ss_family == AF_INET) {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 
-		h.port = sin->sin_port;
+		h->port = sin->sin_port;
 		if (sin->sin_addr.s_addr != htonl(INADDR_ANY)) {
-			h.family = 4;
-			memcpy(h.addr, &sin->sin_addr, 4);
+			h->family = 4;
+			memcpy(h->addr, &sin->sin_addr, 4);
 		}
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
 
-		h.port = sin6->sin6_port;
+		h->port = sin6->sin6_port;
 		if (!ipv6_addr_any(&sin6->sin6_addr)) {
-			h.family = 6;
-			memcpy(h.addr, &sin6->sin6_addr, 16);
+			h->family = 6;
+			memcpy(h->addr, &sin6->sin6_addr, 16);
 		}
 	}
-	r = pstripe_sf_send(sf, &h, sizeof(h), 0);
-	return r == sizeof(h) ? 0 : (r < 0 ? r : -EPROTO);
+	/* The announced addresses follow, one message each. */
+	h->n = lps->nladdr;
+	for (i = 1; i <= lps->nladdr; i++) {
+		const struct pstripe_addr *a = &lps->laddr[i - 1];
+
+		memset(&msgs[i], 0, sizeof(msgs[i]));
+		msgs[i].magic = htonl(PSTRIPE_MAGIC);
+		msgs[i].version = PSTRIPE_VERSION;
+		msgs[i].type = PSTRIPE_MSG_ADDR;
+		msgs[i].index = i;
+		msgs[i].family = a->family;
+		msgs[i].port = a->port ? a->port : h->port;
+		memcpy(msgs[i].addr, a->addr, sizeof(a->addr));
+	}
+	len = (1 + lps->nladdr) * sizeof(*h);
+	r = pstripe_sf_send(sf, msgs, len, 0);
+	return r == len ? 0 : (r < 0 ? r : -EPROTO);
 }
 
 /* A join: attach @sf to the embryo its token names, or refuse it. */
@@ -1813,13 +1896,17 @@ void pstripe_stream_exit(void)
 	destroy_workqueue(pstripe_wq);
 }
 
+/*
+ * Addresses come from the socket itself, not getpeername(): a subflow
+ * that went through TIME_WAIT is in TCP_CLOSE, where getpeername() fails,
+ * but it still names its ends.
+ */
 static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
 			    struct psock_subflow_info *si)
 {
-	struct sockaddr_storage ss;
 	struct sock *ssk = sf->sock->sk;
+	struct inet_sock *inet = inet_sk(ssk);
 	struct tcp_sock *tp = tcp_sk(ssk);
-	int i;
 
 	memset(si, 0, sizeof(*si));
 	si->index = sf->index;
@@ -1831,28 +1918,17 @@ static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
 	si->total_retrans = tp->total_retrans;
 	si->snd_cwnd = tcp_snd_cwnd(tp);
 	si->srtt_us = tp->srtt_us >> 3;
-	release_sock(ssk);
-	for (i = 0; i < 2; i++) {
-		u8 *addr = i ? si->remote_addr : si->local_addr;
-		__u16 *port = i ? &si->remote_port : &si->local_port;
-		int r;
-
-		r = i ? kernel_getpeername(sf->sock, (struct sockaddr *)&ss) :
-			kernel_getsockname(sf->sock, (struct sockaddr *)&ss);
-		if (r < 0)
-			continue;
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-
-			memcpy(addr, &sin->sin_addr, 4);
-			*port = ntohs(sin->sin_port);
-		} else {
-			struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
-
-			memcpy(addr, &sin6->sin6_addr, 16);
-			*port = ntohs(sin6->sin6_port);
-		}
+	si->local_port = ntohs(inet->inet_sport);
+	si->remote_port = ntohs(inet->inet_dport);
+	memcpy(si->local_addr, &inet->inet_rcv_saddr, 4);
+	memcpy(si->remote_addr, &inet->inet_daddr, 4);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (ssk->sk_family == AF_INET6) {
+		memcpy(si->local_addr, &ssk->sk_v6_rcv_saddr, 16);
+		memcpy(si->remote_addr, &ssk->sk_v6_daddr, 16);
 	}
+#endif
+	release_sock(ssk);
 }
 
 int pstripe_get_info(struct sock *sk, char __user *optval,

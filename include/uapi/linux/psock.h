@@ -49,6 +49,19 @@
 #define PSOCK_SNDBUF		4	/* struct pstream_int: SO_SNDBUF of one subflow */
 #define PSOCK_RCVBUF		5	/* struct pstream_int: SO_RCVBUF of one subflow */
 #define PSOCK_INFO		6	/* struct psock_info + entries, read only */
+#define PSOCK_ADD_LOCAL_ADDR	7	/* struct sockaddr_in / sockaddr_in6,
+					 * write only: see below
+					 */
+
+/*
+ * PSOCK_ADD_LOCAL_ADDR adds one address of this host, of the socket's
+ * family (sin_port / sin6_port 0: the listener's port).  On a listener the
+ * address is announced to every client after the server hello, and the
+ * client spreads its data subflows over the listener's address and the
+ * announced ones.  On a client (before connect()) it lists further source
+ * addresses for the data subflows.  At most PSOCK_ADDR_MAX per socket.
+ */
+#define PSOCK_ADDR_MAX		8
 
 /**
  * enum psock_driver - how data is spread over the subflows

@@ -139,8 +139,8 @@ static int check_info(int fd, int family, int streams, int driver, size_t len)
 	 * TCP grows the buffers of busy ones) used more than one.
 	 */
 	if (len >= (size_t)streams * 16384 * 2 &&
-	    used != (driver == PSOCK_DRIVER_ROUND_ROBIN ? streams :
-		     used < 2 ? 2 : used)) {
+	    used != (driver == PSOCK_DRIVER_ROUND_ROBIN || streams < 2 ?
+		     streams : used < 2 ? 2 : used)) {
 		fprintf(stderr, "# %d of %d subflows carried data\n", used,
 			streams);
 		return -1;
