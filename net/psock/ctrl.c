@@ -10,6 +10,8 @@
  *   driver            default driver: 0 poll-all, 1 round-robin (0)
  *   stale_timeout_ms  a subflow that makes no progress this long while it
  *                     has data outstanding is declared dead (5000)
+ *   hello_timeout_ms  how long a side waits for the peer's hello before
+ *                     treating the connection as plain TCP (1000)
  *
  * A new socket copies the values in force; changing a sysctl does not
  * touch existing sockets.
@@ -28,13 +30,15 @@ static const int stream_cnt_limit = PSOCK_STREAM_CNT_LIMIT;
 static const int driver_max = PSOCK_DRIVER_MAX;
 static const int stale_min_ms = 100;
 static const int stale_max_ms = 600000;
+static const int hello_min_ms = 10;
+static const int hello_max_ms = 60000;
 
 struct pstripe_pernet *pstripe_get_pernet(const struct net *net)
 {
 	return net_generic(net, pstripe_net_id);
 }
 
-#define PSTRIPE_SYSCTLS	5
+#define PSTRIPE_SYSCTLS	6
 
 static struct ctl_table pstripe_sysctl_table[PSTRIPE_SYSCTLS + 1] = {
 	{
@@ -77,6 +81,14 @@ static struct ctl_table pstripe_sysctl_table[PSTRIPE_SYSCTLS + 1] = {
 		.extra1		= (void *)&stale_min_ms,
 		.extra2		= (void *)&stale_max_ms,
 	},
+	{
+		.procname	= "hello_timeout_ms",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= (void *)&hello_min_ms,
+		.extra2		= (void *)&hello_max_ms,
+	},
 	{ }	/* sentinel: 6.1 walks the table up to it */
 };
 
@@ -90,6 +102,7 @@ static int __net_init pstripe_net_init(struct net *net)
 	pn->max_stream_cnt = 16;
 	pn->driver = PSOCK_DRIVER_POLL_ALL;
 	pn->stale_timeout_ms = 5000;
+	pn->hello_timeout_ms = 1000;
 
 	/* Every namespace owns its copy, pointing at its own values. */
 	table = kmemdup(pstripe_sysctl_table, sizeof(pstripe_sysctl_table),
@@ -101,6 +114,7 @@ static int __net_init pstripe_net_init(struct net *net)
 	table[2].data = &pn->max_stream_cnt;
 	table[3].data = &pn->driver;
 	table[4].data = &pn->stale_timeout_ms;
+	table[5].data = &pn->hello_timeout_ms;
 
 #ifdef PSTRIPE_HAVE_SYSCTL_SZ
 	pn->sysctl_hdr = register_net_sysctl_sz(net, "net/psock", table,

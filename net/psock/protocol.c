@@ -11,8 +11,7 @@
  * leaves the host.  The module is autoloaded by socket() through the
  * net-pf-2/10-proto-259 aliases.
  *
- * The data path (control subflow, negotiation, drivers) is not built yet;
- * the operations that need it return -EOPNOTSUPP.
+ * The connection calls, the handshake and the data path are in stream.c.
  *
  * Lock order
  * ----------
@@ -25,8 +24,9 @@
  * per-netns socket count in /proc/net/protocols ("PSOCK", "PSOCKv6") goes up
  * in ->init and down in ->destroy.
  *
- * Files: protocol.c (registration, struct proto, socket ops), ctrl.c
- * (per-netns sysctls net.psock.*), sockopt.c (SOL_PSOCK options).
+ * Files: protocol.c (registration, struct proto), stream.c (socket calls,
+ * handshake, data path), ctrl.c (per-netns sysctls net.psock.*), sockopt.c
+ * (SOL_PSOCK options).
  */
 
 #include <linux/module.h>
@@ -52,6 +52,7 @@ static int pstripe_init_sock(struct sock *sk)
 	ps->rcmd_stream_cnt = READ_ONCE(pn->rcmd_stream_cnt);
 	ps->max_stream_cnt = READ_ONCE(pn->max_stream_cnt);
 	ps->driver = READ_ONCE(pn->driver);
+	pstripe_sock_init(ps);
 
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	ps->counted = true;
@@ -78,11 +79,6 @@ static void pstripe_unhash(struct sock *sk)
 {
 }
 
-static void pstripe_close(struct sock *sk, long timeout)
-{
-	sk_common_release(sk);
-}
-
 /*
  * SOL_PSOCK options live in sockopt.c.  TCP and IP levels will reach the
  * subflows once they exist; until then they are unknown here.
@@ -103,21 +99,6 @@ static int pstripe_getsockopt(struct sock *sk, int level, int optname,
 	return -ENOPROTOOPT;
 }
 
-/* An unconnected stream socket polls as TCP's does: writable and hung up. */
-static __poll_t pstripe_poll(struct file *file, struct socket *sock,
-			     poll_table *wait)
-{
-	struct sock *sk = sock->sk;
-	__poll_t mask = 0;
-
-	sock_poll_wait(file, sock, wait);
-	if (sk->sk_state == TCP_CLOSE)
-		mask |= EPOLLHUP | EPOLLOUT | EPOLLWRNORM;
-	if (sk->sk_err)
-		mask |= EPOLLERR;
-	return mask;
-}
-
 static struct proto pstripe_prot = {
 	.name		= "PSOCK",
 	.owner		= THIS_MODULE,
@@ -131,26 +112,6 @@ static struct proto pstripe_prot = {
 	.obj_size	= sizeof(struct pstripe_sock),
 };
 
-static const struct proto_ops pstripe_stream_ops = {
-	.family		= PF_INET,
-	.owner		= THIS_MODULE,
-	.release	= inet_release,
-	.bind		= sock_no_bind,
-	.connect	= sock_no_connect,
-	.socketpair	= sock_no_socketpair,
-	.accept		= sock_no_accept,
-	.getname	= inet_getname,
-	.poll		= pstripe_poll,
-	.ioctl		= inet_ioctl,
-	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
-	.setsockopt	= sock_common_setsockopt,
-	.getsockopt	= sock_common_getsockopt,
-	.sendmsg	= sock_no_sendmsg,
-	.recvmsg	= sock_no_recvmsg,
-	.mmap		= sock_no_mmap,
-};
-
 static struct inet_protosw pstripe_protosw = {
 	.type		= SOCK_STREAM,
 	.protocol	= IPPROTO_PSOCK,
@@ -161,26 +122,6 @@ static struct inet_protosw pstripe_protosw = {
 #if IS_ENABLED(CONFIG_IPV6)
 /* A copy of pstripe_prot with the IPv6 object layout, made at init. */
 static struct proto pstripe6_prot;
-
-static const struct proto_ops pstripe6_stream_ops = {
-	.family		= PF_INET6,
-	.owner		= THIS_MODULE,
-	.release	= inet6_release,
-	.bind		= sock_no_bind,
-	.connect	= sock_no_connect,
-	.socketpair	= sock_no_socketpair,
-	.accept		= sock_no_accept,
-	.getname	= inet6_getname,
-	.poll		= pstripe_poll,
-	.ioctl		= inet6_ioctl,
-	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
-	.setsockopt	= sock_common_setsockopt,
-	.getsockopt	= sock_common_getsockopt,
-	.sendmsg	= sock_no_sendmsg,
-	.recvmsg	= sock_no_recvmsg,
-	.mmap		= sock_no_mmap,
-};
 
 static struct inet_protosw pstripe6_protosw = {
 	.type		= SOCK_STREAM,
@@ -230,10 +171,14 @@ static int __init pstripe_init(void)
 {
 	int err;
 
+	err = pstripe_stream_init();
+	if (err)
+		return err;
+
 	err = pstripe_ctrl_init();
 	if (err) {
 		pr_err("pernet registration failed: %d\n", err);
-		return err;
+		goto err_stream;
 	}
 
 	err = proto_register(&pstripe_prot, 1);
@@ -257,6 +202,8 @@ err_inet:
 	proto_unregister(&pstripe_prot);
 err_ctrl:
 	pstripe_ctrl_exit();
+err_stream:
+	pstripe_stream_exit();
 	return err;
 }
 
@@ -266,6 +213,7 @@ static void __exit pstripe_exit(void)
 	inet_unregister_protosw(&pstripe_protosw);
 	proto_unregister(&pstripe_prot);
 	pstripe_ctrl_exit();
+	pstripe_stream_exit();
 }
 
 module_init(pstripe_init);

@@ -8,6 +8,7 @@
 
 #include <linux/ipv6.h>
 #include <linux/sockptr.h>
+#include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <uapi/linux/psock.h>
 
@@ -19,6 +20,8 @@
  * @max_stream_cnt: default PSOCK_MAX_STREAM_CNT
  * @driver: default PSOCK_DRIVER
  * @stale_timeout_ms: a subflow without progress this long is dead
+ * @hello_timeout_ms: how long each side waits for the other's hello before
+ *	treating the connection as plain TCP
  */
 struct pstripe_pernet {
 	struct ctl_table_header	*sysctl_hdr;
@@ -27,6 +30,130 @@ struct pstripe_pernet {
 	int			max_stream_cnt;
 	int			driver;
 	int			stale_timeout_ms;
+	int			hello_timeout_ms;
+};
+
+/* Wire format (Documentation/psock.rst, "Handshake"). */
+#define PSTRIPE_MAGIC		0x50534b54	/* "PSKT" */
+#define PSTRIPE_VERSION		1
+#define PSTRIPE_PROBE		0xa5		/* the client's urgent byte */
+#define PSTRIPE_MSG_SHELLO	1
+#define PSTRIPE_MSG_CHELLO	2
+#define PSTRIPE_MSG_JOIN	3
+#define PSTRIPE_MSG_ADDR	4	/* an announced address (after the
+					 * server hello)
+					 */
+
+/**
+ * struct pstripe_addr - an address added with PSOCK_ADD_LOCAL_ADDR
+ * @family: 4 or 6
+ * @port: network order; 0 for the listener's port
+ * @addr: 4 or 16 bytes
+ */
+struct pstripe_addr {
+	u8	family;
+	__be16	port;
+	u8	addr[16];
+};
+
+/**
+ * struct pstripe_hello - the one control message: server hello, client
+ *	hello and join share it (40 bytes, network order)
+ * @magic: PSTRIPE_MAGIC
+ * @version: PSTRIPE_VERSION
+ * @type: PSTRIPE_MSG_*
+ * @rcmd: sender's recommended stream count (hellos)
+ * @max: sender's maximum stream count (hellos)
+ * @driver: sender's driver (hellos)
+ * @n: the stream count the client computed (client hello); the number
+ *	of address messages that follow (server hello)
+ * @index: subflow index, 1..n-1 (join); 1..n (address message)
+ * @family: 4 or 6 when @addr holds the data subflows' address, 0 for
+ *	"the address of the control subflow" (server hello); 4 or 6
+ *	(address message)
+ * @port: where data subflows connect (server hello, address message)
+ * @reserved: zero
+ * @token: names the connection to its data subflows (server hello, join)
+ * @addr: see @family
+ */
+struct pstripe_hello {
+	__be32	magic;
+	u8	version;
+	u8	type;
+	u8	rcmd;
+	u8	max;
+	u8	driver;
+	u8	n;
+	u8	index;
+	u8	family;
+	__be16	port;
+	__be16	reserved;
+	__be64	token;
+	u8	addr[16];
+};
+
+/* Every block of a striped connection starts with this header. */
+struct pstripe_blkhdr {
+	__be32	seq;
+	__be32	len;
+};
+
+#define PSTRIPE_BLK_BUF		16384	/* header + payload of one block */
+#define PSTRIPE_BLK_MAX		(PSTRIPE_BLK_BUF - sizeof(struct pstripe_blkhdr))
+
+/**
+ * struct pstripe_subflow - one kernel TCP socket owned by a PSOCK socket
+ * @sock: the TCP socket
+ * @owner: the PSOCK socket woken (and whose work runs) on its events;
+ *	changed only under sk_callback_lock
+ * @saved_data_ready: callbacks restored on detach
+ * @saved_write_space: see @saved_data_ready
+ * @saved_state_change: see @saved_data_ready
+ * @node: in a listener's pending list (not yet classified)
+ * @deadline: jiffies when a pending connection stops waiting
+ * @pend_state: PSTRIPE_PEND_*
+ * @token: the token sent in the server hello (pending)
+ * @index: position in the owner's subflow array
+ * @attached: callbacks installed
+ * @join_sent: client: the join message went out
+ * @fin_sent: our FIN went out (shutdown(SHUT_WR))
+ * @eof: the peer's FIN was read
+ * @hdr_valid: @blk_seq / @blk_rem describe the block being read
+ * @hdr_got: bytes of @hdr read so far
+ * @hdr: block header being read
+ * @blk_seq: sequence number of the block being read
+ * @blk_rem: payload bytes of that block still to read
+ * @sbuf: one block (header + payload) being written, PSTRIPE_BLK_BUF
+ * @soff: bytes of @sbuf written to TCP
+ * @slen: bytes in @sbuf; 0 when the subflow takes a new block
+ * @bytes_sent: bytes written to TCP, headers included
+ * @bytes_received: bytes read from TCP, headers included
+ */
+struct pstripe_subflow {
+	struct socket		*sock;
+	struct sock		*owner;
+	void			(*saved_data_ready)(struct sock *sk);
+	void			(*saved_write_space)(struct sock *sk);
+	void			(*saved_state_change)(struct sock *sk);
+	struct list_head	node;
+	unsigned long		deadline;
+	u8			pend_state;
+	u64			token;
+	u8			index;
+	bool			attached;
+	bool			join_sent;
+	bool			fin_sent;
+	bool			eof;
+	bool			hdr_valid;
+	u8			hdr_got;
+	u8			hdr[sizeof(struct pstripe_blkhdr)];
+	u32			blk_seq;
+	u32			blk_rem;
+	u8			*sbuf;
+	u32			soff;
+	u32			slen;
+	u64			bytes_sent;
+	u64			bytes_received;
 };
 
 /**
@@ -39,8 +166,35 @@ struct pstripe_pernet {
  * @driver: enum psock_driver
  * @sndbuf: SO_SNDBUF of each subflow, 0 for the default
  * @rcvbuf: SO_RCVBUF of each subflow, 0 for the default
+ * @work: handshakes, the listener's classification, flushing blocks
+ * @closing: close() began; the work does nothing more
+ * @phase: client handshake phase (PSTRIPE_PH_*)
+ * @fallback: the peer does not speak PSOCK: subflow 0 is a plain stream
+ * @snd_fin: shutdown(SHUT_WR) asked; FINs follow the last blocks
+ * @snd_pending: a block or a FIN waits for send-buffer space
+ * @nsf: entries of @sf in use
+ * @stream_cnt: negotiated stream count (0 before)
+ * @neg_driver: negotiated driver
+ * @sf: subflows; sf[0] is the control subflow (or the TCP listener)
+ * @token: this connection's token (server side)
+ * @deadline: end of the wait for the server hello (client)
+ * @snd_seq: sequence number of the next block to send
+ * @rr_next: round-robin: subflow of the next block
+ * @rcv_seq: sequence number of the next block to deliver
+ * @rcv_cur: subflow holding block @rcv_seq, -1 while unknown
+ * @rcv_eof: the whole stream was read
+ * @pending: listener: TCP connections not yet classified
+ * @embryos: listener: connections waiting for their data subflows
+ * @accept_q: listener: connections ready for accept()
+ * @accept_len: entries of @accept_q
+ * @lnode: child: in its listener's @embryos or @accept_q
+ * @csock: child: the struct socket it was created with, until accept()
+ * @joined: child: data subflows attached
+ * @laddr: addresses added with PSOCK_ADD_LOCAL_ADDR
+ * @nladdr: entries of @laddr in use
  *
- * The options are protected by lock_sock().
+ * Everything is protected by lock_sock(); poll() reads some fields with
+ * READ_ONCE.
  */
 struct pstripe_sock {
 	struct inet_sock	isk;
@@ -50,6 +204,32 @@ struct pstripe_sock {
 	int			driver;
 	int			sndbuf[PSOCK_STREAM_CNT_LIMIT];
 	int			rcvbuf[PSOCK_STREAM_CNT_LIMIT];
+	struct delayed_work	work;
+	bool			closing;
+	u8			phase;
+	bool			fallback;
+	bool			snd_fin;
+	bool			snd_pending;
+	int			nsf;
+	int			stream_cnt;
+	int			neg_driver;
+	struct pstripe_subflow	*sf[PSOCK_STREAM_CNT_LIMIT];
+	u64			token;
+	unsigned long		deadline;
+	u32			snd_seq;
+	int			rr_next;
+	u32			rcv_seq;
+	int			rcv_cur;
+	bool			rcv_eof;
+	struct list_head	pending;
+	struct list_head	embryos;
+	struct list_head	accept_q;
+	int			accept_len;
+	struct list_head	lnode;
+	struct socket		*csock;
+	int			joined;
+	struct pstripe_addr	laddr[PSOCK_ADDR_MAX];
+	int			nladdr;
 };
 
 /**
@@ -72,6 +252,18 @@ static inline struct pstripe_sock *pstripe_sk(const struct sock *sk)
 struct pstripe_pernet *pstripe_get_pernet(const struct net *net);
 int pstripe_ctrl_init(void);
 void pstripe_ctrl_exit(void);
+
+/* stream.c */
+extern const struct proto_ops pstripe_stream_ops;
+#if IS_ENABLED(CONFIG_IPV6)
+extern const struct proto_ops pstripe6_stream_ops;
+#endif
+void pstripe_sock_init(struct pstripe_sock *ps);
+void pstripe_close(struct sock *sk, long timeout);
+int pstripe_get_info(struct sock *sk, char __user *optval,
+		     int __user *optlen, int len);
+int pstripe_stream_init(void);
+void pstripe_stream_exit(void);
 
 /* sockopt.c */
 int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,

@@ -10,6 +10,7 @@
  */
 
 #include <linux/uaccess.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -48,6 +49,62 @@ static int pstripe_set_stream_int(struct pstripe_sock *ps, int optname,
 	return 0;
 }
 
+/*
+ * PSOCK_ADD_LOCAL_ADDR: a listener announces the address (at any time: it
+ * applies to server hellos sent afterwards); a client uses it as a source
+ * address of its data subflows (before connect()).
+ */
+static int pstripe_add_addr(struct sock *sk, sockptr_t optval,
+			    unsigned int optlen)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct sockaddr_storage ss = { };
+	struct pstripe_addr a = { };
+	int i, err;
+
+	if (optlen < sizeof(sa_family_t) || optlen > sizeof(ss))
+		return -EINVAL;
+	if (copy_from_sockptr(&ss, optval, optlen))
+		return -EFAULT;
+	if (ss.ss_family == AF_INET && sk->sk_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		if (optlen < sizeof(*sin) ||
+		    sin->sin_addr.s_addr == htonl(INADDR_ANY))
+			return -EINVAL;
+		a.family = 4;
+		a.port = sin->sin_port;
+		memcpy(a.addr, &sin->sin_addr, 4);
+	} else if (ss.ss_family == AF_INET6 && sk->sk_family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		if (optlen < sizeof(*sin6) || ipv6_addr_any(&sin6->sin6_addr))
+			return -EINVAL;
+		a.family = 6;
+		a.port = sin6->sin6_port;
+		memcpy(a.addr, &sin6->sin6_addr, 16);
+	} else {
+		return -EAFNOSUPPORT;
+	}
+
+	lock_sock(sk);
+	err = -EISCONN;
+	if (sk->sk_state != TCP_LISTEN && pstripe_opts_frozen(sk))
+		goto out;
+	err = -EEXIST;
+	for (i = 0; i < ps->nladdr; i++)
+		if (!memcmp(&ps->laddr[i], &a, sizeof(a)))
+			goto out;
+	err = -ENOSPC;
+	if (ps->nladdr == PSOCK_ADDR_MAX)
+		goto out;
+	ps->laddr[ps->nladdr++] = a;
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
 int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 			     unsigned int optlen)
 {
@@ -65,6 +122,8 @@ int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 	case PSOCK_SNDBUF:
 	case PSOCK_RCVBUF:
 		break;
+	case PSOCK_ADD_LOCAL_ADDR:
+		return pstripe_add_addr(sk, optval, optlen);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -147,6 +206,8 @@ int pstripe_getsockopt_psock(struct sock *sk, int optname,
 		if (put_user(len, optlen) || copy_to_user(optval, &pi, len))
 			return -EFAULT;
 		return 0;
+	case PSOCK_INFO:
+		return pstripe_get_info(sk, optval, optlen, len);
 	default:
 		return -ENOPROTOOPT;
 	}

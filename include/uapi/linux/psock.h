@@ -48,6 +48,20 @@
 #define PSOCK_DRIVER		3	/* int, enum psock_driver */
 #define PSOCK_SNDBUF		4	/* struct pstream_int: SO_SNDBUF of one subflow */
 #define PSOCK_RCVBUF		5	/* struct pstream_int: SO_RCVBUF of one subflow */
+#define PSOCK_INFO		6	/* struct psock_info + entries, read only */
+#define PSOCK_ADD_LOCAL_ADDR	7	/* struct sockaddr_in / sockaddr_in6,
+					 * write only: see below
+					 */
+
+/*
+ * PSOCK_ADD_LOCAL_ADDR adds one address of this host, of the socket's
+ * family (sin_port / sin6_port 0: the listener's port).  On a listener the
+ * address is announced to every client after the server hello, and the
+ * client spreads its data subflows over the listener's address and the
+ * announced ones.  On a client (before connect()) it lists further source
+ * addresses for the data subflows.  At most PSOCK_ADDR_MAX per socket.
+ */
+#define PSOCK_ADDR_MAX		8
 
 /**
  * enum psock_driver - how data is spread over the subflows
@@ -73,6 +87,68 @@ enum psock_driver {
 struct pstream_int {
 	__s32	index;
 	__s32	value;
+};
+
+/* struct psock_info.flags */
+#define PSOCK_INFO_FALLBACK	(1U << 0)	/* the peer does not speak PSOCK:
+						 * a plain TCP stream on subflow 0
+						 */
+#define PSOCK_INFO_ESTABLISHED	(1U << 1)	/* handshake complete */
+
+/**
+ * struct psock_subflow_info - one subflow in the answer to PSOCK_INFO
+ * @index: subflow index; 0 is the control subflow
+ * @state: TCP state of the subflow (TCP_ESTABLISHED = 1, ...)
+ * @bytes_sent: bytes written to the subflow, block headers included
+ * @bytes_received: bytes read from it, block headers included
+ * @total_retrans: segments retransmitted (tcpi_total_retrans)
+ * @snd_cwnd: congestion window, in segments
+ * @srtt_us: smoothed round-trip time, microseconds
+ * @family: AF_INET or AF_INET6: the layout of the addresses
+ * @local_port: local port, host byte order
+ * @remote_port: remote port, host byte order
+ * @local_addr: local address: 4 bytes (AF_INET) or 16 (AF_INET6)
+ * @remote_addr: remote address, as @local_addr
+ *
+ * New fields are only ever added at the end.
+ */
+struct psock_subflow_info {
+	__u32	index;
+	__u32	state;
+	__u64	bytes_sent;
+	__u64	bytes_received;
+	__u32	total_retrans;
+	__u32	snd_cwnd;
+	__u32	srtt_us;
+	__u16	family;
+	__u16	local_port;
+	__u16	remote_port;
+	__u16	reserved;
+	__u8	local_addr[16];
+	__u8	remote_addr[16];
+};
+
+/**
+ * struct psock_info - header of the answer to getsockopt(PSOCK_INFO)
+ * @num: out: the connection's subflows (may exceed the entries copied)
+ * @size_kernel: out: sizeof(struct psock_subflow_info) of the kernel
+ * @size_user: in: the entry size the caller uses (0: header only);
+ *	out: bytes filled in each entry, min(in, @size_kernel)
+ * @stream_cnt: out: negotiated stream count (0 before the handshake)
+ * @driver: out: negotiated driver, enum psock_driver
+ * @flags: out: PSOCK_INFO_*
+ *
+ * Entries follow the header, each @size_user bytes apart; optlen comes
+ * back as the header plus the entries filled.  As MPTCP_SUBFLOW_ADDRS,
+ * old binaries keep working when entries grow.
+ */
+struct psock_info {
+	__u32	num;
+	__u32	size_kernel;
+	__u32	size_user;
+	__u32	stream_cnt;
+	__u32	driver;
+	__u32	flags;
 };
 
 #endif /* _UAPI_LINUX_PSOCK_H */

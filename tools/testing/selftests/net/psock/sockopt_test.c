@@ -203,6 +203,71 @@ TEST_F(opt, bad_lengths_and_pointers)
 }
 
 /* A sysctl change reaches new sockets, never existing ones. */
+/* PSOCK_ADD_LOCAL_ADDR: the addresses it takes and the errno of each refusal. */
+static int add_addr(int fd, int family, int last_byte)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+
+	if (family == AF_INET) {
+		sin.sin_addr.s_addr = htonl(0x0a000000 | last_byte);
+		return setsockopt(fd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR, &sin,
+				  sizeof(sin));
+	}
+	sin6.sin6_addr.s6_addr[0] = 0xfd;
+	sin6.sin6_addr.s6_addr[15] = last_byte;
+	return setsockopt(fd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR, &sin6,
+			  sizeof(sin6));
+}
+
+TEST_F(opt, add_local_addr)
+{
+	int other = variant->family == AF_INET ? AF_INET6 : AF_INET;
+	struct sockaddr_in6 any6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in any4 = { .sin_family = AF_INET };
+	int i, v = 0;
+	socklen_t len = sizeof(v);
+
+	for (i = 1; i <= PSOCK_ADDR_MAX; i++)
+		ASSERT_EQ(0, add_addr(self->fd, variant->family, i));
+	/* Full. */
+	EXPECT_EQ(-1, add_addr(self->fd, variant->family, 100));
+	EXPECT_EQ(ENOSPC, errno);
+	/* Already there. */
+	EXPECT_EQ(-1, add_addr(self->fd, variant->family, 1));
+	EXPECT_EQ(EEXIST, errno);
+	/* The other family. */
+	EXPECT_EQ(-1, add_addr(self->fd, other, 1));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+	/* The wildcard address. */
+	if (variant->family == AF_INET) {
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK,
+					 PSOCK_ADD_LOCAL_ADDR, &any4,
+					 sizeof(any4)));
+	} else {
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK,
+					 PSOCK_ADD_LOCAL_ADDR, &any6,
+					 sizeof(any6)));
+	}
+	EXPECT_EQ(EINVAL, errno);
+	/* Too short for the family. */
+	any4.sin_addr.s_addr = htonl(0x0a000063);
+	any6.sin6_addr.s6_addr[0] = 0xfd;
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR,
+				 variant->family == AF_INET ?
+				 (void *)&any4 : (void *)&any6,
+				 variant->family == AF_INET ?
+				 sizeof(any4) - 1 : sizeof(any6) - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR,
+				 NULL, sizeof(any6)));
+	EXPECT_EQ(EFAULT, errno);
+	/* Write only. */
+	EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR,
+				 &v, &len));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+}
+
 TEST(sysctl_defaults_for_new_sockets)
 {
 	int old = sysctl_get(SYSCTL("rcmd_stream_cnt")), a, b, v;

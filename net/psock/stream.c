@@ -1,0 +1,1984 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IPPROTO_PSOCK connections: the socket calls, the handshake and the data
+ * path over kernel TCP subflows.
+ *
+ * Ownership
+ * ---------
+ * A PSOCK socket owns its subflows (struct pstripe_subflow, each with a
+ * kernel TCP socket made by sock_create_kern() in the socket's netns).  A
+ * listener owns a kernel TCP listener (sf[0]), the TCP connections it has
+ * accepted but not yet classified (@pending), the connections waiting for
+ * their data subflows (@embryos) and those ready for accept() (@accept_q).
+ * A child is a full PSOCK socket made with __sock_create() in the
+ * listener's netns; accept() moves its struct sock onto the new socket.
+ *
+ * Callbacks
+ * ---------
+ * sk_data_ready, sk_write_space and sk_state_change of every TCP socket we
+ * own are replaced under write_lock_bh(sk_callback_lock) and restored the
+ * same way before the socket is released.  They run in softirq context and
+ * only wake the owner's waiters and queue the owner's work; everything that
+ * sleeps runs in process context: the caller's syscall or the work.
+ *
+ * Lock order: lock_sock(PSOCK socket) -> lock_sock(kernel TCP socket).  A
+ * listener never locks a child while holding its own lock: children to be
+ * released are collected and released after release_sock().
+ *
+ * Teardown: close() detaches every callback under the lock (so nothing
+ * queues the work any more), sets @closing, then cancels the work
+ * synchronously without the lock and releases the TCP sockets.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/inet_common.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/transp_v6.h>
+
+#include "protocol.h"
+
+/* Client handshake phases (state TCP_SYN_SENT). */
+enum {
+	PSTRIPE_PH_TCP,		/* control subflow connecting */
+	PSTRIPE_PH_SHELLO,	/* probe sent, waiting for the server hello */
+	PSTRIPE_PH_JOIN,	/* data subflows connecting */
+};
+
+/* What a listener knows of an accepted TCP connection. */
+enum {
+	PSTRIPE_PEND_FIRST,	/* nothing yet: probe, join or plain data? */
+	PSTRIPE_PEND_CHELLO,	/* server hello sent, waiting for the client's */
+};
+
+/* Re-check of pending handshakes while nothing else wakes the work. */
+#define PSTRIPE_POLL_JIFFIES	(HZ / 20)
+
+static struct workqueue_struct *pstripe_wq;
+
+/* Things a work run releases once it has dropped the socket lock. */
+struct pstripe_reap {
+	struct list_head	subflows;	/* struct pstripe_subflow.node */
+	struct list_head	children;	/* struct pstripe_sock.lnode */
+};
+
+static struct sock *ps_sk(struct pstripe_sock *ps)
+{
+	return &ps->isk.sk;
+}
+
+static void pstripe_set_state(struct sock *sk, int state)
+{
+	/* Pairs with inet_sk_state_load() in poll() and the callbacks. */
+	smp_store_release(&sk->sk_state, state);
+}
+
+static unsigned long pstripe_hello_jiffies(const struct sock *sk)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+
+	return msecs_to_jiffies(READ_ONCE(pn->hello_timeout_ms));
+}
+
+/* Data subflows may need SYN retransmissions: they get longer. */
+static unsigned long pstripe_join_jiffies(const struct sock *sk)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+
+	return pstripe_hello_jiffies(sk) +
+	       2 * msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+}
+
+/* Wake every waiter of a PSOCK socket: poll, epoll, blocked calls. */
+static void pstripe_wake(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_all(&wq->wait);
+	rcu_read_unlock();
+}
+
+static void pstripe_kick(struct pstripe_sock *ps)
+{
+	mod_delayed_work(pstripe_wq, &ps->work, 0);
+}
+
+/* ---- callbacks (softirq) ---- */
+
+enum { PSTRIPE_EV_DATA, PSTRIPE_EV_SPACE, PSTRIPE_EV_STATE };
+
+static void pstripe_sf_event(struct sock *ssk, int ev)
+{
+	struct pstripe_subflow *sf;
+	struct pstripe_sock *ps;
+	struct sock *sk;
+
+	read_lock_bh(&ssk->sk_callback_lock);
+	sf = ssk->sk_user_data;
+	sk = sf ? sf->owner : NULL;
+	if (sk) {
+		ps = pstripe_sk(sk);
+		pstripe_wake(sk);
+		/* The work handshakes, classifies and flushes blocks. */
+		if (ev == PSTRIPE_EV_STATE ||
+		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
+		    (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)))
+			pstripe_kick(ps);
+	}
+	read_unlock_bh(&ssk->sk_callback_lock);
+}
+
+static void pstripe_sf_data_ready(struct sock *ssk)
+{
+	pstripe_sf_event(ssk, PSTRIPE_EV_DATA);
+}
+
+static void pstripe_sf_write_space(struct sock *ssk)
+{
+	/* As sk_stream_write_space(): no more calls until we ask again. */
+	if (ssk->sk_socket && sk_stream_is_writeable(ssk))
+		clear_bit(SOCK_NOSPACE, &ssk->sk_socket->flags);
+	pstripe_sf_event(ssk, PSTRIPE_EV_SPACE);
+}
+
+static void pstripe_sf_state_change(struct sock *ssk)
+{
+	pstripe_sf_event(ssk, PSTRIPE_EV_STATE);
+}
+
+static void pstripe_sf_attach(struct pstripe_subflow *sf, struct sock *owner)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	write_lock_bh(&ssk->sk_callback_lock);
+	sf->saved_data_ready = ssk->sk_data_ready;
+	sf->saved_write_space = ssk->sk_write_space;
+	sf->saved_state_change = ssk->sk_state_change;
+	sf->owner = owner;
+	ssk->sk_user_data = sf;
+	ssk->sk_data_ready = pstripe_sf_data_ready;
+	ssk->sk_write_space = pstripe_sf_write_space;
+	ssk->sk_state_change = pstripe_sf_state_change;
+	sf->attached = true;
+	write_unlock_bh(&ssk->sk_callback_lock);
+}
+
+static void pstripe_sf_set_owner(struct pstripe_subflow *sf, struct sock *owner)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	write_lock_bh(&ssk->sk_callback_lock);
+	sf->owner = owner;
+	write_unlock_bh(&ssk->sk_callback_lock);
+}
+
+static void pstripe_sf_detach(struct pstripe_subflow *sf)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	if (!sf->attached)
+		return;
+	write_lock_bh(&ssk->sk_callback_lock);
+	ssk->sk_data_ready = sf->saved_data_ready;
+	ssk->sk_write_space = sf->saved_write_space;
+	ssk->sk_state_change = sf->saved_state_change;
+	ssk->sk_user_data = NULL;
+	sf->owner = NULL;
+	sf->attached = false;
+	write_unlock_bh(&ssk->sk_callback_lock);
+}
+
+/* ---- subflows ---- */
+
+static int pstripe_sf_set_buf(struct socket *sock, int opt, int val)
+{
+	if (!val)
+		return 0;
+	return sock_setsockopt(sock, SOL_SOCKET, opt, KERNEL_SOCKPTR(&val),
+			       sizeof(val));
+}
+
+/* A new TCP socket for subflow @index of @sk, callbacks attached. */
+static struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
+						 int *errp)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_subflow *sf;
+	struct sock *ssk;
+	int err;
+
+	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+	if (!sf) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	err = sock_create_kern(sock_net(sk), sk->sk_family, SOCK_STREAM,
+			       IPPROTO_TCP, &sf->sock);
+	if (err) {
+		kfree(sf);
+		*errp = err;
+		return NULL;
+	}
+	ssk = sf->sock->sk;
+	ssk->sk_reuse = sk->sk_reuse;
+	ssk->sk_bound_dev_if = sk->sk_bound_dev_if;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6)
+		ssk->sk_ipv6only = sk->sk_ipv6only;
+#endif
+	err = pstripe_sf_set_buf(sf->sock, SO_SNDBUF, ps->sndbuf[index]);
+	if (!err)
+		err = pstripe_sf_set_buf(sf->sock, SO_RCVBUF, ps->rcvbuf[index]);
+	if (err) {
+		sock_release(sf->sock);
+		kfree(sf);
+		*errp = err;
+		return NULL;
+	}
+	sf->index = index;
+	INIT_LIST_HEAD(&sf->node);
+	pstripe_sf_attach(sf, sk);
+	return sf;
+}
+
+/* Wrap a TCP socket accepted by a listener. */
+static struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
+					       struct sock *owner)
+{
+	struct pstripe_subflow *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+
+	if (!sf)
+		return NULL;
+	sf->sock = sock;
+	INIT_LIST_HEAD(&sf->node);
+	pstripe_sf_attach(sf, owner);
+	return sf;
+}
+
+static void pstripe_sf_free(struct pstripe_subflow *sf)
+{
+	pstripe_sf_detach(sf);
+	sock_release(sf->sock);
+	kfree(sf->sbuf);
+	kfree(sf);
+}
+
+static int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
+			   size_t len, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	int r;
+
+	r = kernel_sendmsg(sf->sock, &msg, &iov, 1, len);
+	if (r > 0)
+		sf->bytes_sent += r;
+	return r;
+}
+
+static int pstripe_sf_recv(struct pstripe_subflow *sf, void *buf, size_t len,
+			   int flags)
+{
+	struct msghdr msg = { };
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	int r;
+
+	r = kernel_recvmsg(sf->sock, &msg, &iov, 1, len, flags | MSG_DONTWAIT);
+	if (r > 0 && !(flags & MSG_PEEK))
+		sf->bytes_received += r;
+	return r;
+}
+
+static int pstripe_sf_state(const struct pstripe_subflow *sf)
+{
+	return inet_sk_state_load(sf->sock->sk);
+}
+
+static int pstripe_sf_error(const struct pstripe_subflow *sf)
+{
+	return READ_ONCE(sf->sock->sk->sk_err);
+}
+
+/* Bytes TCP holds for us to read; lockless, as tcp_poll() reads it. */
+static bool pstripe_sf_readable(const struct pstripe_subflow *sf)
+{
+	const struct sock *ssk = sf->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	return READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->copied_seq) ||
+	       (READ_ONCE(ssk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(ssk->sk_err);
+}
+
+/*
+ * Can @sf take a new block of @payload bytes now?  It must have no block
+ * of its own in flight and room for the block (or half its buffer, so a
+ * small SO_SNDBUF still makes progress).  When it cannot, SOCK_NOSPACE
+ * asks TCP to call sk_write_space once room is made.
+ */
+static bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
+			      bool mark)
+{
+	struct sock *ssk = sf->sock->sk;
+	int need;
+
+	if (READ_ONCE(sf->slen))
+		return false;
+	need = min_t(int, sizeof(struct pstripe_blkhdr) + payload,
+		     READ_ONCE(ssk->sk_sndbuf) / 2);
+	if (sk_stream_wspace(ssk) >= need && sk_stream_memory_free(ssk))
+		return true;
+	if (mark)
+		set_bit(SOCK_NOSPACE, &ssk->sk_socket->flags);
+	return false;
+}
+
+/* Write what is left of @sf's block; 0 when all of it is in TCP. */
+static int pstripe_sf_push(struct pstripe_subflow *sf)
+{
+	int r;
+
+	while (sf->soff < sf->slen) {
+		r = pstripe_sf_send(sf, sf->sbuf + sf->soff,
+				    sf->slen - sf->soff, 0);
+		if (r <= 0)
+			return r ? r : -EAGAIN;
+		sf->soff += r;
+	}
+	sf->soff = 0;
+	WRITE_ONCE(sf->slen, 0);
+	return 0;
+}
+
+/*
+ * Flush every subflow's unfinished block, then the FINs asked by
+ * shutdown(SHUT_WR).  Returns the first hard error.
+ */
+static int pstripe_push_all(struct pstripe_sock *ps)
+{
+	bool pending = false;
+	int i, r, err = 0;
+
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		r = pstripe_sf_push(sf);
+		if (r == -EAGAIN) {
+			pending = true;
+			continue;
+		}
+		if (r < 0) {
+			err = err ? err : r;
+			continue;
+		}
+		if (ps->snd_fin && !sf->fin_sent) {
+			kernel_sock_shutdown(sf->sock, SHUT_WR);
+			sf->fin_sent = true;
+		}
+	}
+	WRITE_ONCE(ps->snd_pending, pending);
+	return err;
+}
+
+static void pstripe_release_subflows(struct pstripe_sock *ps)
+{
+	int i;
+
+	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++) {
+		if (ps->sf[i]) {
+			pstripe_sf_free(ps->sf[i]);
+			ps->sf[i] = NULL;
+		}
+	}
+	ps->nsf = 0;
+}
+
+/* ---- handshake messages ---- */
+
+static void pstripe_hello_fill(struct pstripe_sock *ps, struct pstripe_hello *h,
+			       int type)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = htonl(PSTRIPE_MAGIC);
+	h->version = PSTRIPE_VERSION;
+	h->type = type;
+	h->rcmd = ps->rcmd_stream_cnt;
+	h->max = ps->max_stream_cnt;
+	h->driver = ps->driver;
+}
+
+/* Do the first @len bytes of @buf agree with a message of @type? */
+static bool pstripe_hello_prefix(const u8 *buf, int len, int type)
+{
+	u8 want[6];
+	__be32 magic = htonl(PSTRIPE_MAGIC);
+
+	memcpy(want, &magic, 4);
+	want[4] = PSTRIPE_VERSION;
+	want[5] = type;
+	return !memcmp(buf, want, min_t(int, len, sizeof(want)));
+}
+
+static bool pstripe_hello_sane(const struct pstripe_hello *h)
+{
+	return h->rcmd >= 1 && h->rcmd <= PSOCK_STREAM_CNT_LIMIT &&
+	       h->max >= 1 && h->max <= PSOCK_STREAM_CNT_LIMIT &&
+	       h->driver <= PSOCK_DRIVER_MAX;
+}
+
+/* The seed paper's rule; the driver is round-robin only if both ask. */
+static void pstripe_negotiate(struct pstripe_sock *ps,
+			      const struct pstripe_hello *peer)
+{
+	int n = max_t(int, ps->rcmd_stream_cnt, peer->rcmd);
+
+	n = min_t(int, n, ps->max_stream_cnt);
+	ps->stream_cnt = min_t(int, n, peer->max);
+	ps->neg_driver = min_t(int, ps->driver, peer->driver);
+}
+
+/* ---- client ---- */
+
+static void pstripe_connect_fail(struct pstripe_sock *ps, int err)
+{
+	struct sock *sk = ps_sk(ps);
+
+	WRITE_ONCE(sk->sk_err, -err);
+	pstripe_release_subflows(ps);
+	pstripe_set_state(sk, TCP_CLOSE);
+	pstripe_wake(sk);
+}
+
+static void pstripe_established(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+
+	if (ps->fallback) {
+		ps->stream_cnt = 1;
+		ps->neg_driver = PSOCK_DRIVER_POLL_ALL;
+	}
+	ps->rcv_cur = -1;
+	pstripe_set_state(sk, TCP_ESTABLISHED);
+	pstripe_wake(sk);
+}
+
+/* Write @a (4 or 6, or @fam 0: leave the address) and @port into @ss. */
+static void pstripe_addr_to_ss(struct sock *sk, int fam, const u8 *a,
+			       __be16 port, struct sockaddr_storage *ss)
+{
+	if (sk->sk_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		if (fam == 4)
+			memcpy(&sin->sin_addr, a, 4);
+		sin->sin_port = port;
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		if (fam == 6)
+			memcpy(&sin6->sin6_addr, a, 16);
+		else if (fam == 4)
+			ipv6_addr_set_v4mapped(*(__be32 *)a, &sin6->sin6_addr);
+		sin6->sin6_port = port;
+	}
+}
+
+/*
+ * The addresses the data subflows connect to: dst[0] is the server's
+ * (or the control peer's) and port of the server hello, then the
+ * announced ones.  Returns how many, or an error.
+ */
+static int pstripe_data_addrs(struct pstripe_sock *ps,
+			      const struct pstripe_hello *msgs,
+			      struct sockaddr_storage *dst, int *dlen)
+{
+	const struct pstripe_hello *h = &msgs[0];
+	struct sock *sk = ps_sk(ps);
+	int len, i;
+
+	len = kernel_getpeername(ps->sf[0]->sock, (struct sockaddr *)&dst[0]);
+	if (len < 0)
+		return len;
+	*dlen = len;
+	pstripe_addr_to_ss(sk, h->family, h->addr, h->port, &dst[0]);
+	for (i = 1; i <= h->n; i++) {
+		dst[i] = dst[0];
+		pstripe_addr_to_ss(sk, msgs[i].family, msgs[i].addr,
+				   msgs[i].port ? msgs[i].port : h->port,
+				   &dst[i]);
+	}
+	return 1 + h->n;
+}
+
+/*
+ * Data subflow i goes to dst[i % ndst]; from src[i % nsrc] when the client
+ * added source addresses (src[0] is the control subflow's), from the
+ * control subflow's address when it goes where the control subflow goes,
+ * and otherwise from whatever address routing picks.
+ */
+static int pstripe_open_data_subflows(struct pstripe_sock *ps,
+				      const struct pstripe_hello *msgs)
+{
+	struct sockaddr_storage *dst, *src;
+	struct sock *sk = ps_sk(ps);
+	int i, ndst, nsrc, dlen, slen, err;
+
+	/* dst[1 + PSOCK_ADDR_MAX], then src[1 + PSOCK_ADDR_MAX] */
+	dst = kcalloc(2 * (1 + PSOCK_ADDR_MAX), sizeof(*dst), GFP_KERNEL);
+	if (!dst)
+		return -ENOMEM;
+	src = dst + 1 + PSOCK_ADDR_MAX;
+	err = pstripe_data_addrs(ps, msgs, dst, &dlen);
+	if (err < 0)
+		goto out;
+	ndst = err;
+	err = kernel_getsockname(ps->sf[0]->sock, (struct sockaddr *)&src[0]);
+	if (err < 0)
+		goto out;
+	slen = err;
+	nsrc = 1 + ps->nladdr;
+	/* Source addresses: any port. */
+	pstripe_addr_to_ss(sk, 0, NULL, 0, &src[0]);
+	for (i = 1; i < nsrc; i++) {
+		src[i] = src[0];
+		pstripe_addr_to_ss(sk, ps->laddr[i - 1].family,
+				   ps->laddr[i - 1].addr, 0, &src[i]);
+	}
+
+	for (i = 1; i < ps->stream_cnt; i++) {
+		struct pstripe_subflow *sf = pstripe_sf_create(sk, i, &err);
+		int d = i % ndst;
+
+		if (!sf)
+			goto out;
+		ps->sf[i] = sf;
+		ps->nsf = i + 1;
+		err = 0;
+		if (nsrc > 1)
+			err = kernel_bind(sf->sock,
+					  (struct sockaddr *)&src[i % nsrc],
+					  slen);
+		else if (!d)
+			err = kernel_bind(sf->sock, (struct sockaddr *)&src[0],
+					  slen);
+		if (err)
+			goto out;
+		err = kernel_connect(sf->sock, (struct sockaddr *)&dst[d], dlen,
+				     O_NONBLOCK);
+		if (err && err != -EINPROGRESS)
+			goto out;
+	}
+	err = 0;
+out:
+	kfree(dst);
+	return err;
+}
+
+/* An address message must name an address of the socket's family. */
+static bool pstripe_addr_msg_sane(struct pstripe_sock *ps,
+				  const struct pstripe_hello *m, int index)
+{
+	if (!pstripe_hello_prefix((const u8 *)m, sizeof(*m), PSTRIPE_MSG_ADDR) ||
+	    m->index != index)
+		return false;
+	if (m->family == 4)
+		return true;
+	return m->family == 6 && ps_sk(ps)->sk_family == AF_INET6;
+}
+
+/*
+ * The server hello and its @msgs[0].n address messages are all there:
+ * consume them, answer, then open the data subflows.
+ */
+static int pstripe_client_hello(struct pstripe_sock *ps,
+				struct pstripe_hello *msgs)
+{
+	struct pstripe_subflow *sf0 = ps->sf[0];
+	struct pstripe_hello *h = &msgs[0], c;
+	int r, i, len = (1 + h->n) * sizeof(*h);
+
+	r = pstripe_sf_recv(sf0, msgs, len, 0);
+	if (r != len)
+		return r < 0 ? r : -EPROTO;
+	if (!pstripe_hello_sane(h))
+		return -EPROTO;
+	for (i = 1; i <= h->n; i++)
+		if (!pstripe_addr_msg_sane(ps, &msgs[i], i))
+			return -EPROTO;
+	pstripe_negotiate(ps, h);
+	ps->token = be64_to_cpu(h->token);
+
+	pstripe_hello_fill(ps, &c, PSTRIPE_MSG_CHELLO);
+	c.n = ps->stream_cnt;
+	c.token = h->token;
+	r = pstripe_sf_send(sf0, &c, sizeof(c), 0);
+	if (r != sizeof(c))
+		return r < 0 ? r : -EPROTO;
+	if (ps->stream_cnt == 1)
+		return 0;
+	ps->phase = PSTRIPE_PH_JOIN;
+	return pstripe_open_data_subflows(ps, msgs);
+}
+
+static void pstripe_fallback(struct pstripe_sock *ps)
+{
+	ps->fallback = true;
+	pstripe_established(ps);
+}
+
+static void pstripe_connect_work(struct pstripe_sock *ps)
+{
+	struct pstripe_subflow *sf0 = ps->sf[0];
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_hello h, msgs[1 + PSOCK_ADDR_MAX];
+	u8 probe = PSTRIPE_PROBE;
+	int st, r, i, done;
+
+	switch (ps->phase) {
+	case PSTRIPE_PH_TCP:
+		st = pstripe_sf_state(sf0);
+		if (st == TCP_SYN_SENT || st == TCP_SYN_RECV)
+			return;
+		if (st != TCP_ESTABLISHED && st != TCP_CLOSE_WAIT) {
+			r = sock_error(sf0->sock->sk);
+			pstripe_connect_fail(ps, r ? r : -ECONNREFUSED);
+			return;
+		}
+		/*
+		 * One urgent byte says "I speak PSOCK": a plain TCP server
+		 * never sees it in its stream (unless it set SO_OOBINLINE).
+		 */
+		r = pstripe_sf_send(sf0, &probe, 1, MSG_OOB);
+		if (r != 1) {
+			pstripe_connect_fail(ps, r < 0 ? r : -EPROTO);
+			return;
+		}
+		ps->phase = PSTRIPE_PH_SHELLO;
+		ps->deadline = jiffies + pstripe_hello_jiffies(sk);
+		fallthrough;
+	case PSTRIPE_PH_SHELLO:
+		r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
+		if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)msgs, r,
+							      PSTRIPE_MSG_SHELLO))) {
+			/* The server spoke first, or closed: plain TCP. */
+			pstripe_fallback(ps);
+			return;
+		}
+		if (r >= (int)sizeof(h) && msgs[0].n > PSOCK_ADDR_MAX) {
+			pstripe_connect_fail(ps, -EPROTO);
+			return;
+		}
+		if (r >= (int)sizeof(h) &&
+		    r >= (1 + msgs[0].n) * (int)sizeof(h)) {
+			r = pstripe_client_hello(ps, msgs);
+			if (r) {
+				pstripe_connect_fail(ps, r);
+				return;
+			}
+			if (ps->stream_cnt == 1) {
+				pstripe_established(ps);
+				return;
+			}
+			break;
+		}
+		if (r < 0 && r != -EAGAIN) {
+			pstripe_connect_fail(ps, r);
+			return;
+		}
+		if (time_after_eq(jiffies, ps->deadline)) {
+			pstripe_fallback(ps);
+			return;
+		}
+		queue_delayed_work(pstripe_wq, &ps->work,
+				   ps->deadline - jiffies);
+		return;
+	case PSTRIPE_PH_JOIN:
+		break;
+	}
+
+	/* PSTRIPE_PH_JOIN: each data subflow sends its join once connected. */
+	done = 0;
+	for (i = 1; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (sf->join_sent) {
+			done++;
+			continue;
+		}
+		st = pstripe_sf_state(sf);
+		if (st == TCP_SYN_SENT)
+			continue;
+		if (st != TCP_ESTABLISHED) {
+			r = sock_error(sf->sock->sk);
+			pstripe_connect_fail(ps, r ? r : -ECONNRESET);
+			return;
+		}
+		pstripe_hello_fill(ps, &h, PSTRIPE_MSG_JOIN);
+		h.n = ps->stream_cnt;
+		h.index = i;
+		h.token = cpu_to_be64(ps->token);
+		r = pstripe_sf_send(sf, &h, sizeof(h), 0);
+		if (r != sizeof(h)) {
+			pstripe_connect_fail(ps, r < 0 ? r : -EPROTO);
+			return;
+		}
+		sf->join_sent = true;
+		done++;
+	}
+	if (done == ps->stream_cnt - 1)
+		pstripe_established(ps);
+}
+
+/* ---- listener ---- */
+
+/* A PSOCK socket for a connection accepted by @lsk, not yet visible. */
+static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
+{
+	struct sock *lsk = ps_sk(lps);
+	struct pstripe_sock *child;
+	struct socket *csock;
+	struct sock *csk;
+
+	if (__sock_create(sock_net(lsk), lsk->sk_family, SOCK_STREAM,
+			  IPPROTO_PSOCK, &csock, 0))
+		return NULL;
+	csk = csock->sk;
+	child = pstripe_sk(csk);
+	child->csock = csock;
+	child->rcmd_stream_cnt = lps->rcmd_stream_cnt;
+	child->max_stream_cnt = lps->max_stream_cnt;
+	child->driver = lps->driver;
+	memcpy(child->sndbuf, lps->sndbuf, sizeof(child->sndbuf));
+	memcpy(child->rcvbuf, lps->rcvbuf, sizeof(child->rcvbuf));
+	csk->sk_rcvtimeo = lsk->sk_rcvtimeo;
+	csk->sk_sndtimeo = lsk->sk_sndtimeo;
+	pstripe_set_state(csk, TCP_SYN_RECV);
+	return child;
+}
+
+/* All subflows are there: hand the child to accept(). */
+static void pstripe_child_ready(struct pstripe_sock *lps,
+				struct pstripe_sock *child)
+{
+	int i;
+
+	for (i = 0; i < child->nsf; i++)
+		pstripe_sf_set_owner(child->sf[i], ps_sk(child));
+	pstripe_established(child);
+	list_add_tail(&child->lnode, &lps->accept_q);
+	WRITE_ONCE(lps->accept_len, lps->accept_len + 1);
+	pstripe_wake(ps_sk(lps));
+}
+
+/* Move pending @sf into a new child as its subflow 0. */
+static struct pstripe_sock *pstripe_child_adopt(struct pstripe_sock *lps,
+						struct pstripe_subflow *sf)
+{
+	struct pstripe_sock *child = pstripe_child_create(lps);
+
+	if (!child)
+		return NULL;
+	list_del_init(&sf->node);
+	sf->index = 0;
+	child->sf[0] = sf;
+	child->nsf = 1;
+	return child;
+}
+
+static void pstripe_pending_plain(struct pstripe_sock *lps,
+				  struct pstripe_subflow *sf,
+				  struct pstripe_reap *reap)
+{
+	struct pstripe_sock *child = pstripe_child_adopt(lps, sf);
+
+	if (!child) {
+		list_move(&sf->node, &reap->subflows);
+		return;
+	}
+	child->fallback = true;
+	pstripe_child_ready(lps, child);
+}
+
+static int pstripe_send_server_hello(struct pstripe_sock *lps,
+				     struct pstripe_subflow *sf)
+{
+	struct pstripe_hello msgs[1 + PSOCK_ADDR_MAX], *h = &msgs[0];
+	struct sockaddr_storage ss;
+	int r, i, len;
+
+	pstripe_hello_fill(lps, h, PSTRIPE_MSG_SHELLO);
+	sf->token = get_random_u64();
+	h->token = cpu_to_be64(sf->token);
+	r = kernel_getsockname(lps->sf[0]->sock, (struct sockaddr *)&ss);
+	if (r < 0)
+		return r;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		h->port = sin->sin_port;
+		if (sin->sin_addr.s_addr != htonl(INADDR_ANY)) {
+			h->family = 4;
+			memcpy(h->addr, &sin->sin_addr, 4);
+		}
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		h->port = sin6->sin6_port;
+		if (!ipv6_addr_any(&sin6->sin6_addr)) {
+			h->family = 6;
+			memcpy(h->addr, &sin6->sin6_addr, 16);
+		}
+	}
+	/* The announced addresses follow, one message each. */
+	h->n = lps->nladdr;
+	for (i = 1; i <= lps->nladdr; i++) {
+		const struct pstripe_addr *a = &lps->laddr[i - 1];
+
+		memset(&msgs[i], 0, sizeof(msgs[i]));
+		msgs[i].magic = htonl(PSTRIPE_MAGIC);
+		msgs[i].version = PSTRIPE_VERSION;
+		msgs[i].type = PSTRIPE_MSG_ADDR;
+		msgs[i].index = i;
+		msgs[i].family = a->family;
+		msgs[i].port = a->port ? a->port : h->port;
+		memcpy(msgs[i].addr, a->addr, sizeof(a->addr));
+	}
+	len = (1 + lps->nladdr) * sizeof(*h);
+	r = pstripe_sf_send(sf, msgs, len, 0);
+	return r == len ? 0 : (r < 0 ? r : -EPROTO);
+}
+
+/* A join: attach @sf to the embryo its token names, or refuse it. */
+static void pstripe_pending_join(struct pstripe_sock *lps,
+				 struct pstripe_subflow *sf,
+				 struct pstripe_reap *reap)
+{
+	struct pstripe_sock *child, *found = NULL;
+	struct pstripe_hello h;
+
+	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h))
+		goto refuse;
+	list_for_each_entry(child, &lps->embryos, lnode) {
+		if (child->token == be64_to_cpu(h.token)) {
+			found = child;
+			break;
+		}
+	}
+	if (!found || h.index < 1 || h.index >= found->stream_cnt ||
+	    found->sf[h.index])
+		goto refuse;
+	list_del_init(&sf->node);
+	sf->index = h.index;
+	found->sf[h.index] = sf;
+	if (++found->joined == found->stream_cnt - 1) {
+		found->nsf = found->stream_cnt;
+		list_del_init(&found->lnode);
+		pstripe_child_ready(lps, found);
+	}
+	return;
+refuse:
+	sock_no_linger(sf->sock->sk);
+	list_move(&sf->node, &reap->subflows);
+}
+
+/* The client hello completes a PSOCK connection's control subflow. */
+static void pstripe_pending_chello(struct pstripe_sock *lps,
+				   struct pstripe_subflow *sf,
+				   struct pstripe_reap *reap)
+{
+	struct pstripe_sock *child;
+	struct pstripe_hello h;
+
+	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h) ||
+	    !pstripe_hello_sane(&h) || be64_to_cpu(h.token) != sf->token)
+		goto refuse;
+	child = pstripe_child_adopt(lps, sf);
+	if (!child)
+		goto refuse;
+	pstripe_negotiate(child, &h);
+	child->token = sf->token;
+	if (h.n != child->stream_cnt) {
+		/* Both sides must compute the same count. */
+		list_add(&child->lnode, &reap->children);
+		return;
+	}
+	if (child->stream_cnt == 1) {
+		pstripe_child_ready(lps, child);
+		return;
+	}
+	sf->deadline = jiffies + pstripe_join_jiffies(ps_sk(lps));
+	list_add_tail(&child->lnode, &lps->embryos);
+	return;
+refuse:
+	sock_no_linger(sf->sock->sk);
+	list_move(&sf->node, &reap->subflows);
+}
+
+/* Classify one accepted TCP connection as far as its bytes allow. */
+static void pstripe_pending_step(struct pstripe_sock *lps,
+				 struct pstripe_subflow *sf,
+				 struct pstripe_reap *reap)
+{
+	bool expired = time_after_eq(jiffies, sf->deadline);
+	struct pstripe_hello h;
+	u8 oob;
+	int r;
+
+	if (sf->pend_state == PSTRIPE_PEND_CHELLO) {
+		r = pstripe_sf_recv(sf, &h, sizeof(h), MSG_PEEK);
+		if (r == sizeof(h) &&
+		    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO)) {
+			pstripe_pending_chello(lps, sf, reap);
+			return;
+		}
+		if ((r == -EAGAIN && !expired) ||
+		    (r > 0 && pstripe_hello_prefix((u8 *)&h, r,
+						   PSTRIPE_MSG_CHELLO) &&
+		     !expired))
+			return;
+		sock_no_linger(sf->sock->sk);
+		list_move(&sf->node, &reap->subflows);
+		return;
+	}
+
+	/* PSTRIPE_PEND_FIRST: the urgent probe comes before any data. */
+	r = pstripe_sf_recv(sf, &oob, 1, MSG_OOB | MSG_PEEK);
+	if (r == 1 && oob == PSTRIPE_PROBE) {
+		pstripe_sf_recv(sf, &oob, 1, MSG_OOB);
+		if (pstripe_send_server_hello(lps, sf)) {
+			list_move(&sf->node, &reap->subflows);
+			return;
+		}
+		sf->pend_state = PSTRIPE_PEND_CHELLO;
+		sf->deadline = jiffies + pstripe_hello_jiffies(ps_sk(lps));
+		pstripe_pending_step(lps, sf, reap);
+		return;
+	}
+	if (r == 1) {
+		/* Urgent data of a plain TCP client: leave it to the app. */
+		pstripe_pending_plain(lps, sf, reap);
+		return;
+	}
+	if (r == -EAGAIN && !expired)
+		return;		/* urgent pointer seen, byte not yet */
+
+	r = pstripe_sf_recv(sf, &h, sizeof(h), MSG_PEEK);
+	if (r > 0 && pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_JOIN)) {
+		if (r == sizeof(h)) {
+			pstripe_pending_join(lps, sf, reap);
+			return;
+		}
+		if (!expired)
+			return;
+	}
+	if (r >= 0 || expired) {
+		/* Plain data, end of stream, or silence: a plain client. */
+		pstripe_pending_plain(lps, sf, reap);
+		return;
+	}
+	if (r != -EAGAIN)
+		list_move(&sf->node, &reap->subflows);
+}
+
+static void pstripe_listen_work(struct pstripe_sock *lps,
+				struct pstripe_reap *reap)
+{
+	struct sock *lsk = ps_sk(lps);
+	struct pstripe_subflow *sf, *tmp;
+	struct pstripe_sock *child, *ctmp;
+	struct socket *ns;
+	int limit = max_t(int, READ_ONCE(lsk->sk_max_ack_backlog), 1);
+
+	while (lps->accept_len < limit) {
+		if (kernel_accept(lps->sf[0]->sock, &ns, O_NONBLOCK))
+			break;
+		sf = pstripe_sf_wrap(ns, lsk);
+		if (!sf) {
+			sock_release(ns);
+			break;
+		}
+		sf->pend_state = PSTRIPE_PEND_FIRST;
+		sf->deadline = jiffies + pstripe_hello_jiffies(lsk);
+		list_add_tail(&sf->node, &lps->pending);
+	}
+
+	list_for_each_entry_safe(sf, tmp, &lps->pending, node)
+		pstripe_pending_step(lps, sf, reap);
+
+	/* Data subflows that never came: give up on the connection. */
+	list_for_each_entry_safe(child, ctmp, &lps->embryos, lnode) {
+		if (time_after_eq(jiffies, child->sf[0]->deadline))
+			list_move(&child->lnode, &reap->children);
+	}
+
+	if (!list_empty(&lps->pending) || !list_empty(&lps->embryos))
+		queue_delayed_work(pstripe_wq, &lps->work,
+				   PSTRIPE_POLL_JIFFIES);
+}
+
+/* Release what a work run or close() collected; no lock held. */
+static void pstripe_reap_all(struct pstripe_reap *reap)
+{
+	struct pstripe_subflow *sf, *tmp;
+	struct pstripe_sock *child, *ctmp;
+
+	list_for_each_entry_safe(sf, tmp, &reap->subflows, node) {
+		list_del(&sf->node);
+		pstripe_sf_free(sf);
+	}
+	list_for_each_entry_safe(child, ctmp, &reap->children, lnode) {
+		list_del_init(&child->lnode);
+		sock_release(child->csock);
+	}
+}
+
+static void pstripe_reap_init(struct pstripe_reap *reap)
+{
+	INIT_LIST_HEAD(&reap->subflows);
+	INIT_LIST_HEAD(&reap->children);
+}
+
+/* Children leaving a listener: their subflows must stop waking it. */
+static void pstripe_reap_disown(struct pstripe_reap *reap)
+{
+	struct pstripe_sock *child;
+	int i;
+
+	list_for_each_entry(child, &reap->children, lnode) {
+		for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
+			if (child->sf[i])
+				pstripe_sf_set_owner(child->sf[i],
+						     ps_sk(child));
+	}
+}
+
+static void pstripe_work(struct work_struct *work)
+{
+	struct pstripe_sock *ps = container_of(to_delayed_work(work),
+					       struct pstripe_sock, work);
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_reap reap;
+
+	pstripe_reap_init(&reap);
+	lock_sock(sk);
+	if (ps->closing)
+		goto out;
+	switch (sk->sk_state) {
+	case TCP_LISTEN:
+		pstripe_listen_work(ps, &reap);
+		pstripe_reap_disown(&reap);
+		break;
+	case TCP_SYN_SENT:
+		pstripe_connect_work(ps);
+		break;
+	case TCP_ESTABLISHED:
+		if (pstripe_push_all(ps))
+			WRITE_ONCE(sk->sk_err, EPIPE);
+		pstripe_wake(sk);
+		break;
+	}
+out:
+	release_sock(sk);
+	pstripe_reap_all(&reap);
+}
+
+/* ---- socket calls ---- */
+
+void pstripe_sock_init(struct pstripe_sock *ps)
+{
+	INIT_DELAYED_WORK(&ps->work, pstripe_work);
+	INIT_LIST_HEAD(&ps->pending);
+	INIT_LIST_HEAD(&ps->embryos);
+	INIT_LIST_HEAD(&ps->accept_q);
+	INIT_LIST_HEAD(&ps->lnode);
+	ps->rcv_cur = -1;
+}
+
+/* Subflow 0 exists once bind(), listen() or connect() ran. */
+static int pstripe_first(struct sock *sk)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err = 0;
+
+	if (ps->sf[0])
+		return 0;
+	ps->sf[0] = pstripe_sf_create(sk, 0, &err);
+	if (!ps->sf[0])
+		return err;
+	ps->nsf = 1;
+	return 0;
+}
+
+static int pstripe_bind(struct socket *sock, struct sockaddr *uaddr,
+			int addr_len)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sk->sk_state != TCP_CLOSE || ps->sf[0])
+		goto out;
+	err = pstripe_first(sk);
+	if (err)
+		goto out;
+	err = kernel_bind(ps->sf[0]->sock, uaddr, addr_len);
+	if (err)
+		pstripe_release_subflows(ps);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int pstripe_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sock->state != SS_UNCONNECTED ||
+	    (sk->sk_state != TCP_CLOSE && sk->sk_state != TCP_LISTEN))
+		goto out;
+	err = pstripe_first(sk);
+	if (err)
+		goto out;
+	/*
+	 * The TCP listener also takes the data subflows of connections in
+	 * their handshake: room for a full set per connection.  @backlog
+	 * itself bounds the connections waiting for accept().
+	 */
+	err = kernel_listen(ps->sf[0]->sock,
+			    clamp_t(int, backlog, 1, 256) *
+			    PSOCK_STREAM_CNT_LIMIT);
+	if (err)
+		goto out;
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	pstripe_set_state(sk, TCP_LISTEN);
+	/* Connections that came in before the callbacks saw them. */
+	pstripe_kick(ps);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int pstripe_accept_sk(struct socket *sock, struct socket *newsock,
+			     int flags)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk), *child;
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct socket *csock;
+	struct sock *csk;
+	long timeo;
+	int err = 0;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN) {
+		err = -EINVAL;
+		goto out;
+	}
+	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (list_empty(&ps->accept_q)) {
+		if (sk->sk_state != TCP_LISTEN) {
+			err = -EINVAL;
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo, !list_empty(&ps->accept_q) ||
+			      sk->sk_state != TCP_LISTEN, &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (err)
+		goto out;
+	child = list_first_entry(&ps->accept_q, struct pstripe_sock, lnode);
+	list_del_init(&child->lnode);
+	WRITE_ONCE(ps->accept_len, ps->accept_len - 1);
+	release_sock(sk);
+
+	/* The child's struct sock moves to the socket accept() returns. */
+	csk = ps_sk(child);
+	csock = child->csock;
+	lock_sock(csk);
+	child->csock = NULL;
+	sock_graft(csk, newsock);
+	csock->sk = NULL;
+	newsock->state = SS_CONNECTED;
+	release_sock(csk);
+	sock_release(csock);
+	return 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+#ifdef PSTRIPE_HAVE_ACCEPT_ARG
+static int pstripe_accept(struct socket *sock, struct socket *newsock,
+			  struct proto_accept_arg *arg)
+{
+	return pstripe_accept_sk(sock, newsock, arg->flags);
+}
+#else
+static int pstripe_accept(struct socket *sock, struct socket *newsock,
+			  int flags, bool kern)
+{
+	return pstripe_accept_sk(sock, newsock, flags);
+}
+#endif
+
+static int pstripe_connect(struct socket *sock, struct sockaddr *uaddr,
+			   int addr_len, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	long timeo;
+	int err;
+
+	lock_sock(sk);
+	switch (sock->state) {
+	case SS_CONNECTED:
+		err = -EISCONN;
+		goto out;
+	case SS_CONNECTING:
+		err = -EALREADY;
+		break;
+	default:
+		err = -EISCONN;
+		if (sk->sk_state != TCP_CLOSE)
+			goto out;
+		err = -EINVAL;
+		if (addr_len < (int)sizeof(uaddr->sa_family))
+			goto out;
+		err = pstripe_first(sk);
+		if (err)
+			goto out;
+		WRITE_ONCE(sk->sk_err, 0);
+		err = kernel_connect(ps->sf[0]->sock, uaddr, addr_len,
+				     O_NONBLOCK);
+		if (err && err != -EINPROGRESS) {
+			pstripe_release_subflows(ps);
+			goto out;
+		}
+		ps->phase = PSTRIPE_PH_TCP;
+		ps->fallback = false;
+		pstripe_set_state(sk, TCP_SYN_SENT);
+		sock->state = SS_CONNECTING;
+		pstripe_kick(ps);
+		err = -EINPROGRESS;
+		break;
+	}
+
+	timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+	if (sk->sk_state == TCP_SYN_SENT) {
+		if (!timeo)
+			goto out;
+		add_wait_queue(sk_sleep(sk), &wait);
+		while (sk->sk_state == TCP_SYN_SENT && timeo) {
+			if (signal_pending(current)) {
+				err = sock_intr_errno(timeo);
+				break;
+			}
+			sk_wait_event(sk, &timeo,
+				      sk->sk_state != TCP_SYN_SENT, &wait);
+		}
+		remove_wait_queue(sk_sleep(sk), &wait);
+		if (sk->sk_state == TCP_SYN_SENT)
+			goto out;
+	}
+	if (sk->sk_state == TCP_CLOSE) {
+		err = sock_error(sk);
+		if (!err)
+			err = -ECONNABORTED;
+		sock->state = SS_UNCONNECTED;
+		goto out;
+	}
+	sock->state = SS_CONNECTED;
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int pstripe_getname(struct socket *sock, struct sockaddr *uaddr,
+			   int peer)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	if (peer && sk->sk_state != TCP_ESTABLISHED) {
+		err = -ENOTCONN;
+	} else if (ps->sf[0]) {
+		err = peer ? kernel_getpeername(ps->sf[0]->sock, uaddr) :
+			     kernel_getsockname(ps->sf[0]->sock, uaddr);
+	} else {
+		release_sock(sk);
+#if IS_ENABLED(CONFIG_IPV6)
+		if (sk->sk_family == AF_INET6)
+			return inet6_getname(sock, uaddr, peer);
+#endif
+		return inet_getname(sock, uaddr, peer);
+	}
+	release_sock(sk);
+	return err;
+}
+
+/* Can recv() make progress?  Lockless for poll(); exact under the lock. */
+static bool pstripe_rcv_ready(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+	int i, cur;
+
+	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	    READ_ONCE(ps->rcv_eof))
+		return true;
+	if (ps->fallback)
+		return pstripe_sf_readable(ps->sf[0]);
+	cur = READ_ONCE(ps->rcv_cur);
+	if (cur >= 0)
+		return pstripe_sf_readable(ps->sf[cur]);
+	for (i = 0; i < ps->nsf; i++) {
+		if (!READ_ONCE(ps->sf[i]->hdr_valid) &&
+		    !READ_ONCE(ps->sf[i]->eof) &&
+		    pstripe_sf_readable(ps->sf[i]))
+			return true;
+	}
+	return false;
+}
+
+static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
+			      bool mark)
+{
+	struct sock *ssk;
+	bool ok = false;
+	int i;
+
+	if (ps->fallback) {
+		ssk = ps->sf[0]->sock->sk;
+		if (sk_stream_is_writeable(ssk))
+			return true;
+		if (mark)
+			set_bit(SOCK_NOSPACE, &ssk->sk_socket->flags);
+		return false;
+	}
+	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
+		return pstripe_sf_usable(ps->sf[ps->rr_next], payload, mark);
+	for (i = 0; i < ps->nsf; i++)
+		ok |= pstripe_sf_usable(ps->sf[i], payload, mark);
+	return ok;
+}
+
+static bool pstripe_sf_failed(struct pstripe_sock *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nsf; i++)
+		if (pstripe_sf_error(ps->sf[i]))
+			return true;
+	return false;
+}
+
+/* Every subflow got the peer's FIN. */
+static bool pstripe_peer_fin(struct pstripe_sock *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nsf; i++)
+		if (!(READ_ONCE(ps->sf[i]->sock->sk->sk_shutdown) &
+		      RCV_SHUTDOWN))
+			return false;
+	return ps->nsf > 0;
+}
+
+static __poll_t pstripe_poll(struct file *file, struct socket *sock,
+			     poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	__poll_t mask = 0;
+	int state, shutdown;
+
+	sock_poll_wait(file, sock, wait);
+	state = inet_sk_state_load(sk);
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (state == TCP_LISTEN)
+		return READ_ONCE(ps->accept_len) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (state == TCP_SYN_SENT || state == TCP_SYN_RECV)
+		return mask;
+	if (state != TCP_ESTABLISHED)
+		return mask | EPOLLHUP | EPOLLOUT | EPOLLWRNORM;
+
+	/* As TCP: the peer's FIN counts as RCV_SHUTDOWN. */
+	if (READ_ONCE(ps->rcv_eof) || pstripe_peer_fin(ps))
+		shutdown |= RCV_SHUTDOWN;
+	if (shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	if (pstripe_rcv_ready(ps))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if ((shutdown & SEND_SHUTDOWN) ||
+	    pstripe_snd_ready(ps, PSTRIPE_BLK_MAX, true))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (pstripe_sf_failed(ps))
+		mask |= EPOLLERR;
+	return mask;
+}
+
+/* ---- data ---- */
+
+/* Copy one block of the caller's data to a subflow with room for it. */
+static int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
+{
+	size_t left = msg_data_left(msg), blen, got;
+	struct pstripe_blkhdr *bh;
+	struct pstripe_subflow *sf = NULL;
+	int i, best = -1, space = -1, err;
+
+	err = pstripe_push_all(ps);
+	if (err)
+		return err;
+	blen = min_t(size_t, left, PSTRIPE_BLK_MAX);
+	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN) {
+		if (pstripe_sf_usable(ps->sf[ps->rr_next], blen, true))
+			best = ps->rr_next;
+	} else {
+		for (i = 0; i < ps->nsf; i++) {
+			struct sock *ssk = ps->sf[i]->sock->sk;
+
+			if (pstripe_sf_usable(ps->sf[i], blen, true) &&
+			    sk_stream_wspace(ssk) > space) {
+				space = sk_stream_wspace(ssk);
+				best = i;
+			}
+		}
+	}
+	if (best < 0)
+		return -EAGAIN;
+	sf = ps->sf[best];
+	if (!sf->sbuf) {
+		sf->sbuf = kmalloc(PSTRIPE_BLK_BUF, GFP_KERNEL);
+		if (!sf->sbuf)
+			return -ENOMEM;
+	}
+	got = copy_from_iter(sf->sbuf + sizeof(*bh), blen, &msg->msg_iter);
+	if (!got)
+		return -EFAULT;
+	bh = (struct pstripe_blkhdr *)sf->sbuf;
+	bh->seq = htonl(ps->snd_seq++);
+	bh->len = htonl(got);
+	sf->soff = 0;
+	WRITE_ONCE(sf->slen, sizeof(*bh) + got);
+	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
+		ps->rr_next = (ps->rr_next + 1) % ps->nsf;
+	err = pstripe_sf_push(sf);
+	if (err == -EAGAIN)
+		WRITE_ONCE(ps->snd_pending, true);
+	else if (err)
+		return err;
+	return got;
+}
+
+static int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
+{
+	struct pstripe_subflow *sf = ps->sf[0];
+	unsigned int flags = msg->msg_flags;
+	int r;
+
+	msg->msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	r = sock_sendmsg(sf->sock, msg);
+	msg->msg_flags = flags;
+	if (r > 0)
+		sf->bytes_sent += r;
+	return r ? r : -EAGAIN;
+}
+
+static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int flags = msg->msg_flags;
+	size_t copied = 0;
+	long timeo;
+	int err = 0, r;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+	if (sk->sk_state == TCP_SYN_SENT && timeo) {
+		add_wait_queue(sk_sleep(sk), &wait);
+		while (sk->sk_state == TCP_SYN_SENT && timeo &&
+		       !signal_pending(current))
+			sk_wait_event(sk, &timeo,
+				      sk->sk_state != TCP_SYN_SENT, &wait);
+		remove_wait_queue(sk_sleep(sk), &wait);
+	}
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		/* As TCP: EPIPE when not connected (or the connect error). */
+		err = sk->sk_state == TCP_SYN_SENT ? -EAGAIN : -EPIPE;
+		if (sk->sk_state == TCP_SYN_SENT && signal_pending(current))
+			err = sock_intr_errno(timeo);
+		if (sk->sk_state == TCP_CLOSE && sk->sk_err)
+			err = sock_error(sk);
+		goto out;
+	}
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (msg_data_left(msg)) {
+		if (sk->sk_err) {
+			err = sock_error(sk);
+			break;
+		}
+		if (sk->sk_shutdown & SEND_SHUTDOWN) {
+			err = -EPIPE;
+			break;
+		}
+		r = ps->fallback ? pstripe_send_plain(ps, msg) :
+				   pstripe_send_block(ps, msg);
+		if (r > 0) {
+			copied += r;
+			continue;
+		}
+		if (r != -EAGAIN) {
+			err = r;
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo,
+			      pstripe_snd_ready(ps, msg_data_left(msg), true) ||
+			      sk->sk_err || pstripe_sf_failed(ps) ||
+			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+out:
+	release_sock(sk);
+	if (copied)
+		return copied;
+	if (err == -EPIPE && !(flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	return err;
+}
+
+/*
+ * Read the header of the next block of every subflow that has one coming;
+ * find the subflow whose block is the next in sequence.  0: found (or end
+ * of stream, @rcv_eof), -EAGAIN: not yet, other: protocol or TCP error.
+ */
+static int pstripe_rcv_find(struct pstripe_sock *ps)
+{
+	struct pstripe_blkhdr *bh;
+	int i, r, open = 0, known = 0;
+
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		while (!sf->hdr_valid && !sf->eof) {
+			r = pstripe_sf_recv(sf, sf->hdr + sf->hdr_got,
+					    sizeof(sf->hdr) - sf->hdr_got, 0);
+			if (r == -EAGAIN)
+				break;
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				if (sf->hdr_got)
+					return -EPROTO;
+				WRITE_ONCE(sf->eof, true);
+				break;
+			}
+			sf->hdr_got += r;
+			if (sf->hdr_got < sizeof(sf->hdr))
+				continue;
+			bh = (struct pstripe_blkhdr *)sf->hdr;
+			sf->blk_seq = ntohl(bh->seq);
+			sf->blk_rem = ntohl(bh->len);
+			sf->hdr_got = 0;
+			if (!sf->blk_rem || sf->blk_rem > PSTRIPE_BLK_MAX)
+				return -EPROTO;
+			WRITE_ONCE(sf->hdr_valid, true);
+		}
+		if (sf->hdr_valid) {
+			known++;
+			if (sf->blk_seq == ps->rcv_seq) {
+				WRITE_ONCE(ps->rcv_cur, i);
+				return 0;
+			}
+		}
+		if (!sf->eof)
+			open++;
+	}
+	if (open > known)
+		return -EAGAIN;
+	if (known)
+		return -EPROTO;	/* a block is missing: the peer broke it */
+	WRITE_ONCE(ps->rcv_eof, true);
+	return 0;
+}
+
+/* One read step: >0 bytes copied, 0 end of stream, <0 error / -EAGAIN. */
+static int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
+			     int flags)
+{
+	struct pstripe_subflow *sf;
+	size_t count;
+	int r;
+
+	flags = (flags & MSG_PEEK) | MSG_DONTWAIT;
+	if (ps->fallback) {
+		sf = ps->sf[0];
+		r = sock_recvmsg(sf->sock, msg, flags);
+		if (r > 0 && !(flags & MSG_PEEK))
+			sf->bytes_received += r;
+		if (!r)
+			WRITE_ONCE(ps->rcv_eof, true);
+		return r;
+	}
+	if (ps->rcv_eof)
+		return 0;
+	if (ps->rcv_cur < 0) {
+		r = pstripe_rcv_find(ps);
+		if (r)
+			return r;
+		if (ps->rcv_eof)
+			return 0;
+	}
+	sf = ps->sf[ps->rcv_cur];
+	count = msg_data_left(msg);
+	iov_iter_truncate(&msg->msg_iter, sf->blk_rem);
+	r = sock_recvmsg(sf->sock, msg, flags);
+	iov_iter_reexpand(&msg->msg_iter, count - (r > 0 ? r : 0));
+	if (r == 0)
+		return -EPROTO;		/* FIN inside a block */
+	if (r < 0 || (flags & MSG_PEEK))
+		return r;
+	sf->bytes_received += r;
+	sf->blk_rem -= r;
+	if (!sf->blk_rem) {
+		WRITE_ONCE(sf->hdr_valid, false);
+		ps->rcv_seq++;
+		WRITE_ONCE(ps->rcv_cur, -1);
+	}
+	return r;
+}
+
+static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
+			   size_t len, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int copied = 0, err = 0, target, r;
+	long timeo;
+
+	if (flags & (MSG_OOB | MSG_ERRQUEUE))
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		err = sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE ?
+		      -ENOTCONN : -EAGAIN;
+		goto out;
+	}
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (msg_data_left(msg)) {
+		r = pstripe_recv_step(ps, msg, flags);
+		if (r > 0) {
+			copied += r;
+			if (flags & MSG_PEEK)
+				break;
+			continue;
+		}
+		if (r == 0)
+			break;
+		if (r != -EAGAIN) {
+			err = r;
+			break;
+		}
+		if (copied >= target || (sk->sk_shutdown & RCV_SHUTDOWN))
+			break;
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo, pstripe_rcv_ready(ps), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+out:
+	release_sock(sk);
+	return copied ? copied : err;
+}
+
+static int pstripe_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err = 0;
+
+	how++;	/* SHUT_RD (0) -> RCV_SHUTDOWN (1), ... */
+	if (!how || (how & ~SHUTDOWN_MASK))
+		return -EINVAL;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+	if (how & SEND_SHUTDOWN) {
+		ps->snd_fin = true;
+		if (ps->fallback) {
+			kernel_sock_shutdown(ps->sf[0]->sock, SHUT_WR);
+			ps->sf[0]->fin_sent = true;
+		} else {
+			pstripe_push_all(ps);
+		}
+	}
+	pstripe_wake(sk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/*
+ * Last chance for a block TCP had no room for: let TCP queue it beyond
+ * SO_SNDBUF, as data already accepted by send() must reach the peer.
+ */
+static void pstripe_sf_flush_final(struct pstripe_subflow *sf)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	if (!sf->slen)
+		return;
+	lock_sock(ssk);
+	ssk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(ssk->sk_sndbuf, ssk->sk_sndbuf + 4 * PSTRIPE_BLK_BUF);
+	release_sock(ssk);
+	if (pstripe_sf_push(sf))
+		pr_debug("close: %u bytes of a block not queued\n",
+			 sf->slen - sf->soff);
+}
+
+void pstripe_close(struct sock *sk, long timeout)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_subflow *sfs[PSOCK_STREAM_CNT_LIMIT];
+	struct pstripe_sock *child;
+	struct pstripe_reap reap;
+	int i, n = 0;
+
+	pstripe_reap_init(&reap);
+	lock_sock(sk);
+	ps->closing = true;
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++) {
+		if (!ps->sf[i])
+			continue;
+		pstripe_sf_detach(ps->sf[i]);
+		sfs[n++] = ps->sf[i];
+		ps->sf[i] = NULL;
+	}
+	ps->nsf = 0;
+	list_splice_init(&ps->pending, &reap.subflows);
+	list_splice_init(&ps->embryos, &reap.children);
+	list_splice_init(&ps->accept_q, &reap.children);
+	WRITE_ONCE(ps->accept_len, 0);
+	list_for_each_entry(child, &reap.children, lnode) {
+		for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
+			if (child->sf[i])
+				pstripe_sf_set_owner(child->sf[i],
+						     ps_sk(child));
+	}
+	pstripe_set_state(sk, TCP_CLOSE);
+	release_sock(sk);
+
+	/* Nothing queues the work now; wait for a run in progress. */
+	cancel_delayed_work_sync(&ps->work);
+
+	for (i = 0; i < n; i++) {
+		pstripe_sf_flush_final(sfs[i]);
+		pstripe_sf_free(sfs[i]);
+	}
+	pstripe_reap_all(&reap);
+	pstripe_wake(sk);
+	sk_common_release(sk);
+}
+
+const struct proto_ops pstripe_stream_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= inet_release,
+	.bind		= pstripe_bind,
+	.connect	= pstripe_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= pstripe_accept,
+	.getname	= pstripe_getname,
+	.poll		= pstripe_poll,
+	.ioctl		= inet_ioctl,
+	.listen		= pstripe_listen,
+	.shutdown	= pstripe_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= pstripe_sendmsg,
+	.recvmsg	= pstripe_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+#if IS_ENABLED(CONFIG_IPV6)
+const struct proto_ops pstripe6_stream_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= inet6_release,
+	.bind		= pstripe_bind,
+	.connect	= pstripe_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= pstripe_accept,
+	.getname	= pstripe_getname,
+	.poll		= pstripe_poll,
+	.ioctl		= inet6_ioctl,
+	.listen		= pstripe_listen,
+	.shutdown	= pstripe_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= pstripe_sendmsg,
+	.recvmsg	= pstripe_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+#endif
+
+int pstripe_stream_init(void)
+{
+	pstripe_wq = alloc_workqueue("psock", WQ_UNBOUND, 0);
+	return pstripe_wq ? 0 : -ENOMEM;
+}
+
+void pstripe_stream_exit(void)
+{
+	destroy_workqueue(pstripe_wq);
+}
+
+/*
+ * Addresses come from the socket itself, not getpeername(): a subflow
+ * that went through TIME_WAIT is in TCP_CLOSE, where getpeername() fails,
+ * but it still names its ends.
+ */
+static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
+			    struct psock_subflow_info *si)
+{
+	struct sock *ssk = sf->sock->sk;
+	struct inet_sock *inet = inet_sk(ssk);
+	struct tcp_sock *tp = tcp_sk(ssk);
+
+	memset(si, 0, sizeof(*si));
+	si->index = sf->index;
+	si->bytes_sent = sf->bytes_sent;
+	si->bytes_received = sf->bytes_received;
+	si->family = sk->sk_family;
+	lock_sock(ssk);
+	si->state = ssk->sk_state;
+	si->total_retrans = tp->total_retrans;
+	si->snd_cwnd = tcp_snd_cwnd(tp);
+	si->srtt_us = tp->srtt_us >> 3;
+	si->local_port = ntohs(inet->inet_sport);
+	si->remote_port = ntohs(inet->inet_dport);
+	memcpy(si->local_addr, &inet->inet_rcv_saddr, 4);
+	memcpy(si->remote_addr, &inet->inet_daddr, 4);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (ssk->sk_family == AF_INET6) {
+		memcpy(si->local_addr, &ssk->sk_v6_rcv_saddr, 16);
+		memcpy(si->remote_addr, &ssk->sk_v6_daddr, 16);
+	}
+#endif
+	release_sock(ssk);
+}
+
+int pstripe_get_info(struct sock *sk, char __user *optval,
+		     int __user *optlen, int len)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct psock_subflow_info si;
+	struct psock_info info;
+	unsigned int copy;
+	int i, filled = 0;
+
+	if (len < (int)sizeof(info))
+		return -EINVAL;
+	if (copy_from_user(&info, optval, sizeof(info)))
+		return -EFAULT;
+	copy = min_t(unsigned int, info.size_user, sizeof(si));
+
+	lock_sock(sk);
+	info.num = sk->sk_state == TCP_LISTEN ? 0 : ps->nsf;
+	info.size_kernel = sizeof(si);
+	info.size_user = copy;
+	info.flags = 0;
+	info.stream_cnt = 0;
+	info.driver = ps->driver;
+	if (sk->sk_state == TCP_ESTABLISHED) {
+		info.flags |= PSOCK_INFO_ESTABLISHED;
+		info.stream_cnt = ps->stream_cnt;
+		info.driver = ps->neg_driver;
+		if (ps->fallback)
+			info.flags |= PSOCK_INFO_FALLBACK;
+	}
+	for (i = 0; copy && i < (int)info.num; i++) {
+		int off = sizeof(info) + filled * info.size_user;
+
+		/* Entries are size_user bytes apart, as the caller laid out. */
+		if (len - off < (int)copy)
+			break;
+		if (!ps->sf[i])
+			continue;
+		pstripe_sf_info(sk, ps->sf[i], &si);
+		if (copy_to_user(optval + off, &si, copy)) {
+			release_sock(sk);
+			return -EFAULT;
+		}
+		filled++;
+	}
+	release_sock(sk);
+
+	len = sizeof(info) + (filled ? (filled - 1) * info.size_user + copy : 0);
+	if (copy_to_user(optval, &info, sizeof(info)) || put_user(len, optlen))
+		return -EFAULT;
+	return 0;
+}

@@ -1,0 +1,793 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * IPPROTO_PSOCK connections on loopback, each test in its own network
+ * namespace: transfers checked byte for byte in both directions at once
+ * (IPv4, IPv6, both drivers, 1..16 subflows, 1 KiB..16 MiB), the stream
+ * count and driver negotiation, PSOCK_INFO, fallback to plain TCP in both
+ * directions, non-blocking connect and accept, half-close, close with
+ * queued data, timeouts, epoll, and 1000 short connections.
+ *
+ * The server side of each test runs in a forked child; its exit status is
+ * its verdict.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <linux/psock.h>
+
+#include "test_util.h"
+#include "psock_lib.h"
+#include "kselftest_harness.h"
+
+#define HELLO_SYSCTL	"/proc/sys/net/psock/hello_timeout_ms"
+
+/* Wait for a forked peer; its exit status, or 255 when it died. */
+static int peer_status(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 255;
+	return WEXITSTATUS(status);
+}
+
+/* ---- transfers ---- */
+
+FIXTURE(xfer)
+{
+};
+
+FIXTURE_VARIANT(xfer)
+{
+	int family;
+	int streams;
+	int driver;
+	size_t len;
+};
+
+FIXTURE_VARIANT_ADD(xfer, v4_1stream_1k)
+{
+	.family = AF_INET, .streams = 1, .driver = 0, .len = 1024,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v6_1stream_1m)
+{
+	.family = AF_INET6, .streams = 1, .driver = 0, .len = 1 << 20,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v4_4streams_pollall_1m)
+{
+	.family = AF_INET, .streams = 4, .driver = 0, .len = 1 << 20,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v6_4streams_pollall_1m)
+{
+	.family = AF_INET6, .streams = 4, .driver = 0, .len = 1 << 20,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v4_4streams_rr_1m)
+{
+	.family = AF_INET, .streams = 4, .driver = 1, .len = 1 << 20,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v6_3streams_rr_1m)
+{
+	.family = AF_INET6, .streams = 3, .driver = 1, .len = (1 << 20) + 1,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v4_16streams_pollall_16m)
+{
+	.family = AF_INET, .streams = 16, .driver = 0, .len = 16 << 20,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v6_8streams_rr_16m)
+{
+	.family = AF_INET6, .streams = 8, .driver = 1, .len = 16 << 20,
+};
+
+FIXTURE_VARIANT_ADD(xfer, v4_2streams_pollall_1k)
+{
+	.family = AF_INET, .streams = 2, .driver = 0, .len = 1000,
+};
+
+FIXTURE_SETUP(xfer)
+{
+	ASSERT_EQ(0, netns_lo());
+}
+
+FIXTURE_TEARDOWN(xfer)
+{
+}
+
+/* Both ends agree on count and driver, and the drivers spread blocks. */
+static int check_info(int fd, int family, int streams, int driver, size_t len)
+{
+	struct psock_info_buf b;
+	int i, used = 0;
+
+	if (psock_info(fd, &b))
+		return -1;
+	if (b.h.stream_cnt != (unsigned int)streams ||
+	    b.h.num != (unsigned int)streams ||
+	    b.h.driver != (unsigned int)driver ||
+	    b.h.flags != PSOCK_INFO_ESTABLISHED ||
+	    b.h.size_kernel != sizeof(b.sf[0])) {
+		fprintf(stderr, "# info: cnt %u num %u driver %u flags %x\n",
+			b.h.stream_cnt, b.h.num, b.h.driver, b.h.flags);
+		return -1;
+	}
+	for (i = 0; i < streams; i++) {
+		if (b.sf[i].index != (unsigned int)i ||
+		    b.sf[i].family != family)
+			return -1;
+		if (b.sf[i].bytes_sent > 0)
+			used++;
+	}
+	/*
+	 * Enough data for two blocks per subflow: round-robin used every
+	 * subflow; poll-all (which prefers the subflows with most room, and
+	 * TCP grows the buffers of busy ones) used more than one.
+	 */
+	if (len >= (size_t)streams * 16384 * 2 &&
+	    used != (driver == PSOCK_DRIVER_ROUND_ROBIN || streams < 2 ?
+		     streams : used < 2 ? 2 : used)) {
+		fprintf(stderr, "# %d of %d subflows carried data\n", used,
+			streams);
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(xfer, duplex, 300)
+{
+	size_t back = variant->len / 2 + 7;
+	int fd, port, lfd;
+	pid_t pid;
+
+	lfd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, lfd);
+	/* Server rcmd 1, max 32: the client's rcmd decides. */
+	ASSERT_EQ(0, psock_opts(lfd, 1, 32, variant->driver));
+	{
+		struct sockaddr_storage ss;
+		socklen_t len = lo_addr(variant->family, 0, &ss);
+
+		ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
+		ASSERT_EQ(0, listen(lfd, 8));
+		port = sock_port(lfd);
+	}
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = accept(lfd, NULL, NULL);
+
+		if (c < 0)
+			_exit(2);
+		if (duplex(c, 2, back, 1, variant->len))
+			_exit(3);
+		if (check_info(c, variant->family, variant->streams,
+			       variant->driver, variant->len))
+			_exit(4);
+		close(c);
+		_exit(0);
+	}
+	close(lfd);
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, variant->streams, 32, variant->driver));
+	ASSERT_EQ(0, lo_connect(fd, variant->family, port));
+	EXPECT_EQ(0, duplex(fd, 1, variant->len, 2, back));
+	EXPECT_EQ(0, check_info(fd, variant->family, variant->streams,
+				 variant->driver, variant->len));
+	close(fd);
+	EXPECT_EQ(0, peer_status(pid));
+}
+
+/* A fresh netns with lo up, for the tests without a variant. */
+FIXTURE(ns)
+{
+};
+
+FIXTURE_SETUP(ns)
+{
+	ASSERT_EQ(0, netns_lo());
+}
+
+FIXTURE_TEARDOWN(ns)
+{
+}
+
+/* ---- negotiation ---- */
+
+/* Connect with the given options on both ends; the counts/drivers seen. */
+static int negotiate(int crcmd, int cmax, int cdrv, int srcmd, int smax,
+		     int sdrv, struct psock_info *ci)
+{
+	struct psock_info_buf b;
+	int lfd, fd, port, c, ok;
+	pid_t pid;
+
+	lfd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	if (lfd < 0 || psock_opts(lfd, srcmd, smax, sdrv))
+		return -1;
+	{
+		struct sockaddr_storage ss;
+		socklen_t len = lo_addr(AF_INET, 0, &ss);
+
+		if (bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, 8))
+			return -1;
+		port = sock_port(lfd);
+	}
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		c = accept(lfd, NULL, NULL);
+		if (c < 0 || duplex(c, 4, 50000, 3, 70000) || psock_info(c, &b))
+			_exit(2);
+		/* The server reports what the client does: the caller checks
+		 * the client; the exit code carries the server's count.
+		 */
+		_exit(b.h.stream_cnt * 2 + b.h.driver);
+	}
+	close(lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	if (fd < 0 || psock_opts(fd, crcmd, cmax, cdrv) ||
+	    lo_connect(fd, AF_INET, port))
+		return -1;
+	ok = duplex(fd, 3, 70000, 4, 50000) == 0 && psock_info(fd, &b) == 0;
+	close(fd);
+	c = peer_status(pid);
+	if (!ok)
+		return -1;
+	*ci = b.h;
+	if (c != (int)(b.h.stream_cnt * 2 + b.h.driver)) {
+		fprintf(stderr, "# server saw %d/%d\n", c / 2, c % 2);
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F_TIMEOUT(ns, negotiation_matrix, 300)
+{
+	static const struct {
+		int crcmd, cmax, srcmd, smax, n;
+	} m[] = {
+		{ 4, 8, 2, 3, 3 },	/* the seed paper's example */
+		{ 2, 3, 4, 8, 3 },
+		{ 1, 1, 16, 16, 1 },
+		{ 2, 32, 5, 32, 5 },
+		{ 8, 4, 1, 32, 4 },	/* rcmd above max is capped */
+		{ 1, 32, 1, 32, 1 },
+		{ 32, 32, 32, 32, 32 },
+	};
+	struct psock_info ci;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(m); i++) {
+		ASSERT_EQ(0, negotiate(m[i].crcmd, m[i].cmax, 0, m[i].srcmd,
+				       m[i].smax, 0, &ci))
+			TH_LOG("case %u", i);
+		EXPECT_EQ(m[i].n, ci.stream_cnt) TH_LOG("case %u", i);
+		EXPECT_EQ(m[i].n, ci.num) TH_LOG("case %u", i);
+	}
+}
+
+/* Round-robin only when both ends ask for it. */
+TEST_F_TIMEOUT(ns, driver_matrix, 300)
+{
+	static const int d[4][3] = {
+		{ 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 1 },
+	};
+	struct psock_info ci;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, negotiate(2, 4, d[i][0], 2, 4, d[i][1], &ci));
+		EXPECT_EQ(d[i][2], ci.driver) TH_LOG("case %d", i);
+		EXPECT_EQ(2, ci.stream_cnt);
+	}
+}
+
+/* ---- fallback to plain TCP ---- */
+
+static void set_hello_timeout(struct __test_metadata *_metadata, const char *ms)
+{
+	ASSERT_EQ(0, sysctl_set(HELLO_SYSCTL, ms));
+}
+
+/* A PSOCK client against a plain TCP server that never speaks first. */
+TEST_F_TIMEOUT(ns, fallback_psock_client_plain_server, 120)
+{
+	struct psock_info_buf b;
+	int lfd, fd, port;
+	pid_t pid;
+
+	set_hello_timeout(_metadata, "300");
+	lfd = lo_listen(AF_INET6, IPPROTO_TCP, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = accept(lfd, NULL, NULL);
+
+		/* Silent past the client's hello timeout.  Not one stray
+		 * byte then: the urgent probe stays out of band.
+		 */
+		usleep(600000);
+		if (c < 0 || duplex(c, 6, 300000, 5, 200000))
+			_exit(2);
+		_exit(0);
+	}
+	close(lfd);
+	fd = socket(AF_INET6, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, AF_INET6, port));
+	ASSERT_EQ(0, psock_info(fd, &b));
+	EXPECT_EQ(PSOCK_INFO_ESTABLISHED | PSOCK_INFO_FALLBACK, b.h.flags);
+	EXPECT_EQ(1, b.h.stream_cnt);
+	EXPECT_EQ(1, b.h.num);
+	EXPECT_EQ(0, duplex(fd, 5, 200000, 6, 300000));
+	close(fd);
+	EXPECT_EQ(0, peer_status(pid));
+}
+
+/* A plain server that sends a banner first: fallback without waiting. */
+TEST_F_TIMEOUT(ns, fallback_plain_server_speaks_first, 120)
+{
+	struct psock_info_buf b;
+	char buf[64] = { 0 };
+	int lfd, fd, port;
+	pid_t pid;
+
+	set_hello_timeout(_metadata, "60000");
+	lfd = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = accept(lfd, NULL, NULL);
+		char r[16] = { 0 };
+
+		if (c < 0 || send(c, "220 hello\r\n", 11, 0) != 11)
+			_exit(2);
+		if (recv(c, r, 5, MSG_WAITALL) != 5 ||
+		    memcmp(r, "QUIT\n", 5))
+			_exit(3);
+		_exit(0);
+	}
+	close(lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	/* A 60 s hello timeout: only the banner can end the wait. */
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
+	ASSERT_EQ(0, psock_info(fd, &b));
+	EXPECT_EQ(PSOCK_INFO_ESTABLISHED | PSOCK_INFO_FALLBACK, b.h.flags);
+	EXPECT_EQ(11, recv(fd, buf, 11, MSG_WAITALL));
+	EXPECT_STREQ("220 hello\r\n", buf);
+	EXPECT_EQ(5, send(fd, "QUIT\n", 5, 0));
+	shutdown(fd, SHUT_WR);
+	EXPECT_EQ(0, peer_status(pid));
+	close(fd);
+}
+
+/* A plain TCP client that talks first against a PSOCK listener. */
+TEST_F_TIMEOUT(ns, fallback_plain_client_psock_server, 120)
+{
+	struct psock_info_buf b;
+	int lfd, fd, port;
+	pid_t pid;
+
+	set_hello_timeout(_metadata, "60000");
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = accept(lfd, NULL, NULL);
+
+		if (c < 0 || psock_info(c, &b) ||
+		    b.h.flags != (PSOCK_INFO_ESTABLISHED | PSOCK_INFO_FALLBACK))
+			_exit(2);
+		if (duplex(c, 8, 250000, 7, 400000))
+			_exit(3);
+		_exit(0);
+	}
+	close(lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
+	EXPECT_EQ(0, duplex(fd, 7, 400000, 8, 250000));
+	close(fd);
+	EXPECT_EQ(0, peer_status(pid));
+}
+
+/* A plain client that waits for a banner: accepted after the timeout. */
+TEST_F_TIMEOUT(ns, fallback_silent_plain_client, 120)
+{
+	char buf[32] = { 0 };
+	int lfd, fd, port;
+	pid_t pid;
+
+	set_hello_timeout(_metadata, "200");
+	lfd = lo_listen(AF_INET6, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = accept(lfd, NULL, NULL);
+
+		if (c < 0 || send(c, "+OK ready\r\n", 11, 0) != 11)
+			_exit(2);
+		if (recv(c, buf, sizeof(buf), 0) != 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(lfd);
+	fd = socket(AF_INET6, SOCK_STREAM, IPPROTO_TCP);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, AF_INET6, port));
+	EXPECT_EQ(11, recv(fd, buf, 11, MSG_WAITALL));
+	EXPECT_STREQ("+OK ready\r\n", buf);
+	close(fd);
+	EXPECT_EQ(0, peer_status(pid));
+}
+
+/* ---- socket semantics ---- */
+
+FIXTURE(pair)
+{
+	int lfd, port;
+};
+
+FIXTURE_VARIANT(pair)
+{
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(pair, v4)
+{
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(pair, v6)
+{
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(pair)
+{
+	ASSERT_EQ(0, netns_lo());
+	self->lfd = lo_listen(variant->family, IPPROTO_PSOCK, &self->port);
+	ASSERT_LE(0, self->lfd);
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	close(self->lfd);
+}
+
+static int same_addr(const struct sockaddr_storage *a,
+		     const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return !memcmp(a, b, sizeof(struct sockaddr_in));
+	return !memcmp(&((struct sockaddr_in6 *)a)->sin6_addr,
+		       &((struct sockaddr_in6 *)b)->sin6_addr, 16) &&
+	       ((struct sockaddr_in6 *)a)->sin6_port ==
+	       ((struct sockaddr_in6 *)b)->sin6_port;
+}
+
+TEST_F_TIMEOUT(pair, nonblocking_connect_accept_and_names, 120)
+{
+	struct sockaddr_storage cl, cp, sl, sp;
+	socklen_t len;
+	struct pollfd p;
+	int fd, c, err = -1;
+
+	/* Nothing to accept yet. */
+	ASSERT_EQ(0, fcntl(self->lfd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, accept(self->lfd, NULL, NULL));
+	EXPECT_EQ(EAGAIN, errno);
+
+	fd = socket(variant->family, SOCK_STREAM | SOCK_NONBLOCK,
+		    IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, lo_connect(fd, variant->family, self->port));
+	EXPECT_EQ(EINPROGRESS, errno);
+	/* EALREADY while in progress, 0 once done (as TCP). */
+	if (lo_connect(fd, variant->family, self->port))
+		EXPECT_EQ(EALREADY, errno);
+
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	EXPECT_EQ(POLLOUT, p.revents & (POLLOUT | POLLERR | POLLHUP));
+	len = sizeof(err);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len));
+	EXPECT_EQ(0, err);
+
+	p = (struct pollfd){ .fd = self->lfd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	c = accept4(self->lfd, NULL, NULL, SOCK_NONBLOCK);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(O_NONBLOCK, fcntl(c, F_GETFL) & O_NONBLOCK);
+
+	len = sizeof(cl);
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&cl, &len));
+	len = sizeof(cp);
+	ASSERT_EQ(0, getpeername(fd, (struct sockaddr *)&cp, &len));
+	len = sizeof(sl);
+	ASSERT_EQ(0, getsockname(c, (struct sockaddr *)&sl, &len));
+	len = sizeof(sp);
+	ASSERT_EQ(0, getpeername(c, (struct sockaddr *)&sp, &len));
+	EXPECT_TRUE(same_addr(&cl, &sp));
+	EXPECT_TRUE(same_addr(&cp, &sl));
+	EXPECT_EQ(self->port, sock_port(c));
+
+	/* Non-blocking I/O: nothing to read yet, then one message. */
+	EXPECT_EQ(-1, recv(c, &err, 1, 0));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(5, send(fd, "abcde", 5, 0));
+	p = (struct pollfd){ .fd = c, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	{
+		char buf[8] = { 0 };
+
+		EXPECT_EQ(2, recv(c, buf, 2, MSG_PEEK));
+		EXPECT_EQ(5, recv(c, buf, sizeof(buf), 0));
+		EXPECT_STREQ("abcde", buf);
+	}
+	close(c);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(pair, connect_refused, 120)
+{
+	struct pollfd p;
+	socklen_t len = sizeof(int);
+	int fd, err = 0, port = self->port;
+
+	close(self->lfd);
+	self->lfd = socket(AF_INET, SOCK_STREAM, 0);	/* for teardown */
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, lo_connect(fd, variant->family, port));
+	EXPECT_EQ(ECONNREFUSED, errno);
+	close(fd);
+
+	fd = socket(variant->family, SOCK_STREAM | SOCK_NONBLOCK,
+		    IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, lo_connect(fd, variant->family, port));
+	EXPECT_EQ(EINPROGRESS, errno);
+	p = (struct pollfd){ .fd = fd, .events = POLLOUT };
+	ASSERT_EQ(1, poll(&p, 1, 20000));
+	EXPECT_TRUE(p.revents & POLLERR);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len));
+	EXPECT_EQ(ECONNREFUSED, err);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(pair, half_close_both_directions, 120)
+{
+	char buf[16] = { 0 };
+	struct pollfd p;
+	int fd, c;
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
+	c = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+
+	/* Client -> server, then the client's half closes. */
+	EXPECT_EQ(5, send(fd, "hello", 5, 0));
+	EXPECT_EQ(0, shutdown(fd, SHUT_WR));
+	EXPECT_EQ(-1, send(fd, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	EXPECT_EQ(5, recv(c, buf, sizeof(buf), MSG_WAITALL));
+	EXPECT_STREQ("hello", buf);
+	EXPECT_EQ(0, recv(c, buf, sizeof(buf), 0));
+	p = (struct pollfd){ .fd = c, .events = POLLIN | POLLRDHUP };
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_TRUE(p.revents & POLLRDHUP);
+
+	/* The other direction still works, then closes too. */
+	EXPECT_EQ(5, send(c, "world", 5, 0));
+	EXPECT_EQ(0, shutdown(c, SHUT_WR));
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(5, recv(fd, buf, sizeof(buf), MSG_WAITALL));
+	EXPECT_STREQ("world", buf);
+	EXPECT_EQ(0, recv(fd, buf, sizeof(buf), 0));
+	p = (struct pollfd){ .fd = fd, .events = POLLIN | POLLOUT };
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_TRUE(p.revents & POLLHUP);
+	close(c);
+	close(fd);
+}
+
+/* close() right after send(): the peer still gets every byte. */
+TEST_F_TIMEOUT(pair, close_delivers_queued_data, 120)
+{
+	const size_t len = 4 << 20;
+	pid_t pid;
+	int fd, c;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		c = accept(self->lfd, NULL, NULL);
+		if (c < 0)
+			_exit(2);
+		usleep(300000);
+		_exit(recv_pattern(c, 9, len) ? 3 : 0);
+	}
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
+	{
+		uint8_t *buf = malloc(len);
+		struct pattern pt;
+		size_t off = 0;
+
+		ASSERT_NE(NULL, buf);
+		pattern_init(&pt, 9);
+		pattern_fill(&pt, buf, len);
+		while (off < len) {
+			ssize_t r = send(fd, buf + off, len - off, 0);
+
+			ASSERT_LT(0, r);
+			off += r;
+		}
+		free(buf);
+	}
+	close(fd);
+	EXPECT_EQ(0, peer_status(pid));
+}
+
+TEST_F_TIMEOUT(pair, timeouts, 120)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	struct timespec t0, t1;
+	char *buf;
+	int fd, c, i;
+	ssize_t r = 0;
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
+	c = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	EXPECT_EQ(-1, recv(fd, &i, 1, 0));
+	EXPECT_EQ(EAGAIN, errno);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_LE(190, (t1.tv_sec - t0.tv_sec) * 1000 +
+		  (t1.tv_nsec - t0.tv_nsec) / 1000000);
+
+	/* The peer reads nothing: sends stop with a short count or EAGAIN. */
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	buf = calloc(1, 1 << 20);
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < 1000; i++) {
+		r = send(fd, buf, 1 << 20, MSG_NOSIGNAL);
+		if (r < (1 << 20))
+			break;
+	}
+	EXPECT_GT(1000, i);
+	if (r < 0)
+		EXPECT_EQ(EAGAIN, errno);
+	free(buf);
+	close(c);
+	close(fd);
+}
+
+TEST_F_TIMEOUT(pair, epoll_edge_triggered, 120)
+{
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET }, out;
+	char b;
+	int fd, c, ep;
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
+	c = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+	ep = epoll_create1(0);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 100));
+	EXPECT_EQ(1, send(c, "z", 1, 0));
+	ASSERT_EQ(1, epoll_wait(ep, &out, 1, 20000));
+	EXPECT_TRUE(out.events & EPOLLIN);
+	EXPECT_EQ(1, recv(fd, &b, 1, 0));
+	EXPECT_EQ('z', b);
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 100));
+	close(ep);
+	close(c);
+	close(fd);
+}
+
+/* Calls that need a connection, on a socket without one: as TCP. */
+TEST_F_TIMEOUT(pair, unconnected_calls_like_tcp, 120)
+{
+	int fd, tcp, i;
+	char b = 0;
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	tcp = socket(variant->family, SOCK_STREAM, IPPROTO_TCP);
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, tcp);
+	for (i = 0; i < 2; i++) {
+		int s = i ? tcp : fd;
+
+		EXPECT_EQ(-1, send(s, &b, 1, MSG_NOSIGNAL | MSG_DONTWAIT));
+		EXPECT_EQ(EPIPE, errno);
+		EXPECT_EQ(-1, recv(s, &b, 1, MSG_DONTWAIT));
+		EXPECT_EQ(ENOTCONN, errno);
+		EXPECT_EQ(-1, shutdown(s, SHUT_WR));
+		EXPECT_EQ(ENOTCONN, errno);
+		EXPECT_EQ(-1, accept(s, NULL, NULL));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* A listener cannot connect. */
+	EXPECT_EQ(-1, lo_connect(self->lfd, variant->family, self->port));
+	EXPECT_EQ(EISCONN, errno);
+	close(tcp);
+	close(fd);
+}
+
+/* 1000 short connections: every socket is gone afterwards. */
+TEST_F_TIMEOUT(ns, many_short_connections, 600)
+{
+	int lfd, port, i, n = 1000;
+	pid_t pid;
+
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		for (i = 0; i < n; i++) {
+			char buf[8];
+			int c = accept(lfd, NULL, NULL);
+
+			if (c < 0 || recv(c, buf, sizeof(buf), MSG_WAITALL) != 8 ||
+			    send(c, buf, 8, 0) != 8)
+				_exit(2);
+			close(c);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < n; i++) {
+		char buf[8] = "12345678";
+		int fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, lo_connect(fd, AF_INET, port)) TH_LOG("#%d", i);
+		ASSERT_EQ(8, send(fd, buf, 8, 0));
+		ASSERT_EQ(8, recv(fd, buf, 8, MSG_WAITALL));
+		ASSERT_EQ(0, recv(fd, buf, 8, 0));
+		close(fd);
+	}
+	EXPECT_EQ(0, peer_status(pid));
+	close(lfd);
+	EXPECT_EQ(0, proto_inuse("PSOCK"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,195 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PSOCK between two network namespaces joined by two veth pairs (two
+# paths of different rates):
+#
+#   netns psk-a (client)                             netns psk-b (server)
+#   +----------------------+                         +----------------------+
+#   | veth-a1              |   path 1: netem         |              veth-b1 |
+#   | 10.71.1.1/24         |=========================| 10.71.1.2/24         |
+#   | fd71:1::1/64         |   2ms +-1ms, 200 Mbit/s | fd71:1::2/64         |
+#   |                      |   each direction        |                      |
+#   | veth-a2              |   path 2: netem         |              veth-b2 |
+#   | 10.71.2.1/24         |=========================| 10.71.2.2/24         |
+#   | fd71:2::1/64         |   5ms, 20 Mbit/s        | fd71:2::2/64         |
+#   +----------------------+   each direction        +----------------------+
+#
+# Every transfer sends a random file each way at once (psock_cat, or nc /
+# psock_cat -t as a plain TCP peer) and compares both with cmp.  PSOCK_INFO
+# says how many subflows, which driver, whether the connection fell back
+# to plain TCP, and how many bytes each path carried.
+
+cd "$(dirname "$0")" || exit 1
+. ../lib/tap_lib.sh
+
+A=psk-a
+B=psk-b
+TMP=$(mktemp -d)
+PORT=7100
+PC=./psock_cat
+
+cleanup() {
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+setup() {
+	local p
+	modprobe sch_netem 2>/dev/null
+	ip netns add $A && ip netns add $B || return 1
+	for p in 1 2; do
+		ip link add veth-a$p netns $A type veth peer name veth-b$p netns $B &&
+		ip -n $A addr add 10.71.$p.1/24 dev veth-a$p &&
+		ip -n $B addr add 10.71.$p.2/24 dev veth-b$p &&
+		ip -n $A addr add fd71:$p::1/64 dev veth-a$p nodad &&
+		ip -n $B addr add fd71:$p::2/64 dev veth-b$p nodad &&
+		ip -n $A link set veth-a$p up && ip -n $B link set veth-b$p up ||
+			return 1
+	done
+	ip -n $A link set lo up && ip -n $B link set lo up &&
+	tc -n $A qdisc add dev veth-a1 root netem delay 2ms 1ms rate 200mbit &&
+	tc -n $B qdisc add dev veth-b1 root netem delay 2ms 1ms rate 200mbit &&
+	tc -n $A qdisc add dev veth-a2 root netem delay 5ms rate 20mbit &&
+	tc -n $B qdisc add dev veth-b2 root netem delay 5ms rate 20mbit &&
+	ip netns exec $A sysctl -qw net.psock.hello_timeout_ms=500 &&
+	ip netns exec $B sysctl -qw net.psock.hello_timeout_ms=500
+}
+
+# Wait until something listens on $1's TCP port $2.
+wait_listen() {
+	local i
+	for i in $(seq 100); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# xfer DESC SIZE SERVER_CMD... -- CLIENT_CMD...
+# The client sends SIZE random bytes ($TMP/a), the server SIZE/2 + 3
+# ($TMP/b), both at once; each must receive exactly the other's file.
+# PORT in a command is replaced by a fresh port number.
+xfer() {
+	local desc=$1 size=$2 srv=() cli=() rc=0 spid t0
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	head -c "$size" /dev/urandom > "$TMP/a"
+	head -c $((size / 2 + 3)) /dev/urandom > "$TMP/b"
+	PORT=$((PORT + 1))
+	t0=$(date +%s.%N)
+	ip netns exec $B timeout 300 "${srv[@]//PORT/$PORT}" < "$TMP/b" \
+		> "$TMP/b.out" 2> "$TMP/b.err" &
+	spid=$!
+	wait_listen $B $PORT || { echo "# $desc: server not listening"; rc=1; }
+	ip netns exec $A timeout 300 "${cli[@]//PORT/$PORT}" < "$TMP/a" \
+		> "$TMP/a.out" 2> "$TMP/a.err" || { echo "# $desc: client failed"; rc=1; }
+	wait $spid || { echo "# $desc: server failed"; rc=1; }
+	cmp -s "$TMP/a" "$TMP/b.out" || { echo "# $desc: server got wrong data ($(stat -c %s "$TMP/b.out") bytes)"; rc=1; }
+	cmp -s "$TMP/b" "$TMP/a.out" || { echo "# $desc: client got wrong data ($(stat -c %s "$TMP/a.out") bytes)"; rc=1; }
+	echo "# $desc: $(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || echo '?')s"
+	sed 's/^/# client: /' "$TMP/a.err"
+	sed 's/^/# server: /' "$TMP/b.err"
+	tap_result $rc "$desc"
+}
+
+# The PSOCK_INFO line of one side: expect_info DESC FILE WANT
+expect_info() {
+	local got
+	got=$(grep '^streams=' "$2")
+	[ "$got" = "$3" ] || echo "# got '$got'"
+	[ "$got" = "$3" ]
+	tap_result $? "$1: $3"
+}
+
+# Bytes a path carried, from the client's end-of-transfer lines:
+# path_bytes ADDR FIELD(sent|received|subflows)
+path_val() {
+	sed -n "s/^path $1 .*$2=\([0-9]*\).*/\1/p" "$TMP/a.err"
+}
+
+if ! setup; then
+	tap_result 1 "netns + veth + netem set-up"
+	tap_done
+fi
+
+# Sizes from 1 KiB to 16 MiB, both drivers, both families.
+for fam in 4 6; do
+	if [ $fam = 4 ]; then
+		srv=10.71.1.2 opt=
+	else
+		srv=fd71:1::2 opt=-6
+	fi
+	for d in 0 1; do
+		for size in 1024 1048589 16777216; do
+			xfer "v$fam, driver $d, 4 subflows, $size bytes" $size \
+				$PC $opt -i -n 4 -d $d -l PORT -- \
+				$PC $opt -i -n 4 -d $d $srv PORT
+			expect_info "v$fam driver $d $size client" "$TMP/a.err" \
+				"streams=4 driver=$d fallback=0"
+			expect_info "v$fam driver $d $size server" "$TMP/b.err" \
+				"streams=4 driver=$d fallback=0"
+		done
+	done
+done
+
+xfer "v4, negotiated 3 of rcmd 4/2 max 8/3, 1 MiB" 1048576 \
+	$PC -i -n 2 -m 3 -l PORT -- $PC -i -n 4 -m 8 10.71.1.2 PORT
+expect_info "negotiation client" "$TMP/a.err" "streams=3 driver=0 fallback=0"
+expect_info "negotiation server" "$TMP/b.err" "streams=3 driver=0 fallback=0"
+
+xfer "v6, 16 subflows, round-robin asked by one side only, 4 MiB" 4194304 \
+	$PC -6 -i -n 16 -d 1 -l PORT -- $PC -6 -i -n 16 fd71:1::2 PORT
+expect_info "16 subflows client" "$TMP/a.err" "streams=16 driver=0 fallback=0"
+
+# Fallback both ways, against nc and against psock_cat -t.
+xfer "fallback: PSOCK client, nc server (v4)" 1048576 \
+	nc -l -N 10.71.1.2 PORT -- $PC -i 10.71.1.2 PORT
+expect_info "PSOCK client against nc" "$TMP/a.err" "streams=1 driver=0 fallback=1"
+
+xfer "fallback: nc client, PSOCK server (v6)" 1048576 \
+	$PC -6 -i -l PORT -- nc -N fd71:1::2 PORT
+expect_info "PSOCK server against nc" "$TMP/b.err" "streams=1 driver=0 fallback=1"
+
+xfer "fallback: PSOCK client, plain TCP server (v6)" 65536 \
+	$PC -6 -t -l PORT -- $PC -6 -i -n 4 fd71:1::2 PORT
+expect_info "PSOCK client against TCP" "$TMP/a.err" "streams=1 driver=0 fallback=1"
+
+xfer "fallback: plain TCP client, PSOCK server (v4)" 65536 \
+	$PC -i -n 4 -l PORT -- $PC -t 10.71.1.2 PORT
+expect_info "PSOCK server against TCP" "$TMP/b.err" "streams=1 driver=0 fallback=1"
+
+# Two paths: the listener announces path 2's address (PSOCK_ADD_LOCAL_ADDR);
+# the client spreads its data subflows over both.
+two_paths() {		# two_paths FAM DRIVER SRV1 SRV2 [CLIENT_OPTS...]
+	local fam=$1 d=$2 s1=$3 s2=$4 opt= f1 f2 n1 n2
+	shift 4
+	[ "$fam" = 6 ] && opt=-6
+	xfer "two paths v$fam, driver $d, 8 MiB $*" 8388608 \
+		$PC $opt -i -n 4 -d $d -a $s2 -l PORT -- \
+		$PC $opt -i -n 4 -d $d "$@" $s1 PORT
+	expect_info "two paths v$fam driver $d" "$TMP/a.err" \
+		"streams=4 driver=$d fallback=0"
+	n1=$(path_val $s1 subflows) n2=$(path_val $s2 subflows)
+	f1=$(path_val $s1 sent) f2=$(path_val $s2 sent)
+	[ "$n1" = 2 ] && [ "$n2" = 2 ] && [ "${f1:-0}" -gt 1048576 ] &&
+		[ "${f2:-0}" -gt 1048576 ]
+	tap_result $? "two paths v$fam driver $d: 2 subflows on each, both carried data ($f1 / $f2 bytes)"
+	if [ "$d" = 0 ]; then
+		[ "${f1:-0}" -gt "${f2:-0}" ]
+		tap_result $? "two paths v$fam poll-all: the 200 Mbit/s path carried more than the 20 Mbit/s one"
+	fi
+}
+
+two_paths 4 0 10.71.1.2 10.71.2.2
+two_paths 6 1 fd71:1::2 fd71:2::2
+# The client names its second address too: data subflows to path 2 from it.
+two_paths 4 0 10.71.1.2 10.71.2.2 -a 10.71.2.1
+grep -q '^path 10.71.2.2 subflows=2 .* from=10.71.2.1$' "$TMP/a.err"
+tap_result $? "client source address 10.71.2.1 used towards 10.71.2.2"
+
+tap_done
