@@ -188,7 +188,7 @@ TEST_F_TIMEOUT(xfer, duplex, 300)
 	ASSERT_EQ(0, lo_connect(fd, variant->family, port));
 	EXPECT_EQ(0, duplex(fd, 1, variant->len, 2, back));
 	EXPECT_EQ(0, check_info(fd, variant->family, variant->streams,
-				 variant->driver, variant->len));
+				variant->driver, variant->len));
 	close(fd);
 	EXPECT_EQ(0, peer_status(pid));
 }
