@@ -79,7 +79,7 @@ FIXTURE_TEARDOWN(netns)
 {
 }
 
-TEST_F_TIMEOUT(netns, cycles, 300)
+TEST_F_TIMEOUT(netns, cycles, 590)
 {
 	double t0, dt;
 	int i;
