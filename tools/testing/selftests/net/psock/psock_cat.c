@@ -13,6 +13,8 @@
  *   -n N      PSOCK_RCMD_STREAM_CNT     -m N   PSOCK_MAX_STREAM_CNT
  *   -d N      PSOCK_DRIVER
  *   -a ADDR   PSOCK_ADD_LOCAL_ADDR (repeatable; port 0)
+ *   -w        half-close only after the peer's end of stream (for a peer
+ *             such as "nc -l", which stops sending at our end of stream)
  *   -i        on standard error: "streams=N driver=D fallback=F" once
  *             connected, and at the end "end: subflows=N" plus one line
  *             "path ADDR subflows=N sent=B received=B from=LOCAL" per
@@ -33,6 +35,7 @@
 
 static int sfd;
 static int send_err;
+static int wait_peer;
 
 static int write_all(int fd, const char *buf, size_t len)
 {
@@ -59,7 +62,7 @@ static void *stdin_to_sock(void *arg)
 			return arg;
 		}
 	}
-	if (r < 0 || shutdown(sfd, SHUT_WR)) {
+	if (r < 0 || (!wait_peer && shutdown(sfd, SHUT_WR))) {
 		perror("stdin/shutdown");
 		send_err = 1;
 	}
@@ -161,7 +164,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	ssize_t r;
 
-	while ((opt = getopt(argc, argv, "6tln:m:d:a:i")) != -1) {
+	while ((opt = getopt(argc, argv, "6tln:m:d:a:iw")) != -1) {
 		switch (opt) {
 		case '6':
 			family = AF_INET6;
@@ -189,13 +192,16 @@ int main(int argc, char **argv)
 		case 'i':
 			info = 1;
 			break;
+		case 'w':
+			wait_peer = 1;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (argc - optind != (listen_mode ? 1 : 2)) {
 		fprintf(stderr,
-			"usage: psock_cat [-6ti] [-n N] [-m N] [-d N] [-a ADDR] -l PORT | HOST PORT\n");
+			"usage: psock_cat [-6tiw] [-n N] [-m N] [-d N] [-a ADDR] -l PORT | HOST PORT\n");
 		return 2;
 	}
 	ss.ss_family = family;
@@ -281,6 +287,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pthread_join(th, NULL);
+	if (wait_peer && !send_err && shutdown(fd, SHUT_WR)) {
+		perror("shutdown");
+		return 1;
+	}
 	if (info && proto == IPPROTO_PSOCK) {
 		if (get_info(fd, &ib))
 			return 1;

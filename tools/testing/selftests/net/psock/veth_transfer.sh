@@ -146,9 +146,11 @@ xfer "v6, 16 subflows, round-robin asked by one side only, 4 MiB" 4194304 \
 	$PC -6 -i -n 16 -d 1 -l PORT -- $PC -6 -i -n 16 fd71:1::2 PORT
 expect_info "16 subflows client" "$TMP/a.err" "streams=16 driver=0 fallback=0"
 
-# Fallback both ways, against nc and against psock_cat -t.
+# Fallback both ways, against nc and against psock_cat -t.  "nc -l" stops
+# at the client's end of stream even with input left to send, so that
+# client half-closes only after nc's end of stream (-w).
 xfer "fallback: PSOCK client, nc server (v4)" 1048576 \
-	nc -l -N 10.71.1.2 PORT -- $PC -i 10.71.1.2 PORT
+	nc -l -N 10.71.1.2 PORT -- $PC -i -w 10.71.1.2 PORT
 expect_info "PSOCK client against nc" "$TMP/a.err" "streams=1 driver=0 fallback=1"
 
 xfer "fallback: nc client, PSOCK server (v6)" 1048576 \
