@@ -126,6 +126,11 @@ static int __net_init pstripe_net_init(struct net *net)
 		kfree(table);
 		return -ENOMEM;
 	}
+	if (pstripe_proc_init_net(net)) {
+		unregister_net_sysctl_table(pn->sysctl_hdr);
+		kfree(table);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -134,6 +139,7 @@ static void __net_exit pstripe_net_exit(struct net *net)
 	struct pstripe_pernet *pn = pstripe_get_pernet(net);
 	const struct ctl_table *table = pn->sysctl_hdr->ctl_table_arg;
 
+	pstripe_proc_exit_net(net);
 	unregister_net_sysctl_table(pn->sysctl_hdr);
 	kfree(table);
 }

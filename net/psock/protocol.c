@@ -53,6 +53,7 @@ static int pstripe_init_sock(struct sock *sk)
 	ps->max_stream_cnt = READ_ONCE(pn->max_stream_cnt);
 	ps->driver = READ_ONCE(pn->driver);
 	pstripe_sock_init(ps);
+	pstripe_opts_snapshot(sk, &ps->synced);
 
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	ps->counted = true;
@@ -80,14 +81,17 @@ static void pstripe_unhash(struct sock *sk)
 }
 
 /*
- * SOL_PSOCK options live in sockopt.c.  TCP and IP levels will reach the
- * subflows once they exist; until then they are unknown here.
+ * SOL_PSOCK options and TCP_NODELAY live in sockopt.c; SOL_SOCKET is the
+ * core's (sockopt.c copies what the subflows share).  Other levels are
+ * unknown.
  */
 static int pstripe_setsockopt(struct sock *sk, int level, int optname,
 			      sockptr_t optval, unsigned int optlen)
 {
 	if (level == SOL_PSOCK)
 		return pstripe_setsockopt_psock(sk, optname, optval, optlen);
+	if (level == SOL_TCP)
+		return pstripe_setsockopt_tcp(sk, optname, optval, optlen);
 	return -ENOPROTOOPT;
 }
 
@@ -96,6 +100,8 @@ static int pstripe_getsockopt(struct sock *sk, int level, int optname,
 {
 	if (level == SOL_PSOCK)
 		return pstripe_getsockopt_psock(sk, optname, optval, optlen);
+	if (level == SOL_TCP)
+		return pstripe_getsockopt_tcp(sk, optname, optval, optlen);
 	return -ENOPROTOOPT;
 }
 

@@ -12,6 +12,23 @@
 #include <net/inet_sock.h>
 #include <uapi/linux/psock.h>
 
+/* Counters of /proc/net/psock, per netns (proc.c). */
+enum {
+	PSTRIPE_MIB_ACTIVE_OPENS,	/* connect() completed */
+	PSTRIPE_MIB_PASSIVE_OPENS,	/* connections ready for accept() */
+	PSTRIPE_MIB_FALLBACKS,		/* of those, plain TCP peers */
+	PSTRIPE_MIB_HANDSHAKE_FAILS,	/* bad or missing hellos, joins */
+	PSTRIPE_MIB_SUBFLOWS_OPENED,	/* data subflows a client opened */
+	PSTRIPE_MIB_SUBFLOWS_JOINED,	/* data subflows a server took */
+	PSTRIPE_MIB_BLOCKS_SENT,
+	PSTRIPE_MIB_BLOCKS_RECEIVED,
+	PSTRIPE_MIB_MAX
+};
+
+struct pstripe_mib {
+	unsigned long	v[PSTRIPE_MIB_MAX];
+};
+
 /**
  * struct pstripe_pernet - net.psock.* sysctls of one network namespace
  * @sysctl_hdr: the registered table (a per-namespace copy)
@@ -22,6 +39,7 @@
  * @stale_timeout_ms: a subflow without progress this long is dead
  * @hello_timeout_ms: how long each side waits for the other's hello before
  *	treating the connection as plain TCP
+ * @mib: counters shown in /proc/net/psock (proc.c)
  */
 struct pstripe_pernet {
 	struct ctl_table_header	*sysctl_hdr;
@@ -31,6 +49,7 @@ struct pstripe_pernet {
 	int			driver;
 	int			stale_timeout_ms;
 	int			hello_timeout_ms;
+	struct pstripe_mib __percpu *mib;
 };
 
 /* Wire format (Documentation/psock.rst, "Handshake"). */
@@ -157,6 +176,22 @@ struct pstripe_subflow {
 };
 
 /**
+ * struct pstripe_sf_opts - options of the PSOCK socket its subflows share
+ * @sndbuf: sk_sndbuf, copied when SOCK_SNDBUF_LOCK is set (SO_SNDBUF)
+ * @rcvbuf: sk_rcvbuf, copied when SOCK_RCVBUF_LOCK is set (SO_RCVBUF)
+ * @mark: sk_mark (SO_MARK)
+ * @priority: sk_priority (SO_PRIORITY)
+ * @userlocks: the SOCK_SNDBUF_LOCK and SOCK_RCVBUF_LOCK bits
+ */
+struct pstripe_sf_opts {
+	int	sndbuf;
+	int	rcvbuf;
+	u32	mark;
+	u32	priority;
+	u8	userlocks;
+};
+
+/**
  * struct pstripe_sock - the socket the application sees (the "msk" in
  *	MPTCP's words); its subflows are kernel TCP sockets it owns
  * @isk: inet socket; must stay first (pstripe_sk() casts)
@@ -192,6 +227,8 @@ struct pstripe_subflow {
  * @joined: child: data subflows attached
  * @laddr: addresses added with PSOCK_ADD_LOCAL_ADDR
  * @nladdr: entries of @laddr in use
+ * @nodelay: TCP_NODELAY, set on every subflow
+ * @synced: socket options as last copied to the subflows (sockopt.c)
  *
  * Everything is protected by lock_sock(); poll() reads some fields with
  * READ_ONCE.
@@ -230,6 +267,8 @@ struct pstripe_sock {
 	int			joined;
 	struct pstripe_addr	laddr[PSOCK_ADDR_MAX];
 	int			nladdr;
+	bool			nodelay;
+	struct pstripe_sf_opts	synced;
 };
 
 /**
@@ -250,6 +289,15 @@ static inline struct pstripe_sock *pstripe_sk(const struct sock *sk)
 
 /* ctrl.c */
 struct pstripe_pernet *pstripe_get_pernet(const struct net *net);
+
+static inline void pstripe_mib_inc(const struct net *net, int field)
+{
+	this_cpu_inc(pstripe_get_pernet(net)->mib->v[field]);
+}
+
+/* proc.c */
+int pstripe_proc_init_net(struct net *net);
+void pstripe_proc_exit_net(struct net *net);
 int pstripe_ctrl_init(void);
 void pstripe_ctrl_exit(void);
 
@@ -270,5 +318,12 @@ int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 			     unsigned int optlen);
 int pstripe_getsockopt_psock(struct sock *sk, int optname,
 			     char __user *optval, int __user *optlen);
+int pstripe_setsockopt_tcp(struct sock *sk, int optname, sockptr_t optval,
+			   unsigned int optlen);
+int pstripe_getsockopt_tcp(struct sock *sk, int optname,
+			   char __user *optval, int __user *optlen);
+void pstripe_sf_inherit(struct sock *sk, struct sock *ssk, int index);
+void pstripe_sync_opts(struct sock *sk);
+void pstripe_opts_snapshot(const struct sock *sk, struct pstripe_sf_opts *o);
 
 #endif /* _NET_PSOCK_PROTOCOL_H */

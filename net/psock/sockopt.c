@@ -6,12 +6,28 @@
  * so they can only change before connect() or listen(): afterwards they
  * fail with EISCONN.  Per-subflow buffer sizes are kept by index and applied
  * to each subflow before it connects, as TCP requires for the receive
- * window.  All values live in struct pstripe_sock under lock_sock().
+ * window, so they too fail with EISCONN once the connection has begun.
+ * All values live in struct pstripe_sock under lock_sock().
+ *
+ * Options the subflows share with the PSOCK socket: SO_SNDBUF, SO_RCVBUF,
+ * SO_MARK and SO_PRIORITY are handled by the core (sock_setsockopt()) on
+ * the PSOCK socket itself; 6.1 gives a protocol no hook on SOL_SOCKET, so
+ * they are copied to a subflow when it is created (pstripe_sf_inherit())
+ * and to the existing ones at the next call on the socket that takes its
+ * lock, or run of its work (pstripe_sync_opts()).  TCP_NODELAY is handled
+ * here and reaches every subflow at once.  A per-subflow PSOCK_SNDBUF /
+ * PSOCK_RCVBUF wins over SO_SNDBUF / SO_RCVBUF for its subflow.  Accepted
+ * subflows are clones of the TCP listener, which is the listening PSOCK
+ * socket's subflow 0: they start with its values.
+ *
+ * Lock order: the PSOCK socket, then a subflow's socket lock.
  */
 
+#include <linux/tcp.h>
 #include <linux/uaccess.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <net/tcp_states.h>
 
 #include "protocol.h"
@@ -31,9 +47,10 @@ static int pstripe_get_int(sockptr_t optval, unsigned int optlen, int *val)
 	return 0;
 }
 
-static int pstripe_set_stream_int(struct pstripe_sock *ps, int optname,
+static int pstripe_set_stream_int(struct sock *sk, int optname,
 				  sockptr_t optval, unsigned int optlen)
 {
+	struct pstripe_sock *ps = pstripe_sk(sk);
 	struct pstream_int pi;
 
 	if (optlen < sizeof(pi))
@@ -42,6 +59,8 @@ static int pstripe_set_stream_int(struct pstripe_sock *ps, int optname,
 		return -EFAULT;
 	if (pi.index < 0 || pi.index >= PSOCK_STREAM_CNT_LIMIT || pi.value < 0)
 		return -EINVAL;
+	if (pstripe_opts_frozen(sk))
+		return -EISCONN;
 	if (optname == PSOCK_SNDBUF)
 		ps->sndbuf[pi.index] = pi.value;
 	else
@@ -153,7 +172,7 @@ int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 			ps->driver = val;
 		break;
 	default:
-		err = pstripe_set_stream_int(ps, optname, optval, optlen);
+		err = pstripe_set_stream_int(sk, optname, optval, optlen);
 		break;
 	}
 	release_sock(sk);
@@ -211,4 +230,118 @@ int pstripe_getsockopt_psock(struct sock *sk, int optname,
 	default:
 		return -ENOPROTOOPT;
 	}
+}
+
+/* ---- options the subflows share ---- */
+
+void pstripe_opts_snapshot(const struct sock *sk, struct pstripe_sf_opts *o)
+{
+	memset(o, 0, sizeof(*o));	/* compared with memcmp() */
+	o->sndbuf = READ_ONCE(sk->sk_sndbuf);
+	o->rcvbuf = READ_ONCE(sk->sk_rcvbuf);
+	o->mark = READ_ONCE(sk->sk_mark);
+	o->priority = READ_ONCE(sk->sk_priority);
+	o->userlocks = sk->sk_userlocks & (SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK);
+}
+
+/* TCP_NODELAY of one subflow, through TCP's own option code. */
+static void pstripe_sf_nodelay(struct sock *ssk, bool on)
+{
+	int val = on;
+	bool cur;
+
+	lock_sock(ssk);
+	cur = tcp_sk(ssk)->nonagle & TCP_NAGLE_OFF;
+	release_sock(ssk);
+	if (cur == on)
+		return;
+	ssk->sk_socket->ops->setsockopt(ssk->sk_socket, SOL_TCP, TCP_NODELAY,
+					KERNEL_SOCKPTR(&val), sizeof(val));
+}
+
+/* Copy @o to subflow socket @ssk, number @index of @ps. */
+static void pstripe_sf_apply(struct pstripe_sock *ps, struct sock *ssk,
+			     int index, const struct pstripe_sf_opts *o)
+{
+	lock_sock(ssk);
+	if ((o->userlocks & SOCK_SNDBUF_LOCK) && !ps->sndbuf[index]) {
+		ssk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+		WRITE_ONCE(ssk->sk_sndbuf, o->sndbuf);
+		ssk->sk_write_space(ssk);
+	}
+	if ((o->userlocks & SOCK_RCVBUF_LOCK) && !ps->rcvbuf[index]) {
+		ssk->sk_userlocks |= SOCK_RCVBUF_LOCK;
+		WRITE_ONCE(ssk->sk_rcvbuf, o->rcvbuf);
+	}
+	if (READ_ONCE(ssk->sk_mark) != o->mark) {
+		WRITE_ONCE(ssk->sk_mark, o->mark);
+		sk_dst_reset(ssk);
+	}
+	WRITE_ONCE(ssk->sk_priority, o->priority);
+	release_sock(ssk);
+	pstripe_sf_nodelay(ssk, ps->nodelay);
+}
+
+/* A new subflow @ssk, number @index of @sk, takes the socket's options. */
+void pstripe_sf_inherit(struct sock *sk, struct sock *ssk, int index)
+{
+	struct pstripe_sf_opts o;
+
+	pstripe_opts_snapshot(sk, &o);
+	pstripe_sf_apply(pstripe_sk(sk), ssk, index, &o);
+}
+
+/* Under lock_sock(@sk): bring the subflows up to the socket's options. */
+void pstripe_sync_opts(struct sock *sk)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_sf_opts o;
+	int i;
+
+	pstripe_opts_snapshot(sk, &o);
+	if (!memcmp(&o, &ps->synced, sizeof(o)))
+		return;
+	ps->synced = o;
+	for (i = 0; i < ps->nsf; i++)
+		if (ps->sf[i])
+			pstripe_sf_apply(ps, ps->sf[i]->sock->sk, i, &o);
+}
+
+/* SOL_TCP: TCP_NODELAY is the PSOCK socket's, for all its subflows. */
+int pstripe_setsockopt_tcp(struct sock *sk, int optname, sockptr_t optval,
+			   unsigned int optlen)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int val, err, i;
+
+	if (optname != TCP_NODELAY)
+		return -ENOPROTOOPT;
+	err = pstripe_get_int(optval, optlen, &val);
+	if (err)
+		return err;
+	lock_sock(sk);
+	ps->nodelay = !!val;
+	for (i = 0; i < ps->nsf; i++)
+		if (ps->sf[i])
+			pstripe_sf_nodelay(ps->sf[i]->sock->sk, ps->nodelay);
+	release_sock(sk);
+	return 0;
+}
+
+int pstripe_getsockopt_tcp(struct sock *sk, int optname,
+			   char __user *optval, int __user *optlen)
+{
+	int len, val;
+
+	if (optname != TCP_NODELAY)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	len = min_t(int, len, sizeof(int));
+	val = READ_ONCE(pstripe_sk(sk)->nodelay);
+	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
 }

@@ -236,6 +236,7 @@ static struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	if (sk->sk_family == AF_INET6)
 		ssk->sk_ipv6only = sk->sk_ipv6only;
 #endif
+	pstripe_sf_inherit(sk, ssk, index);
 	err = pstripe_sf_set_buf(sf->sock, SO_SNDBUF, ps->sndbuf[index]);
 	if (!err)
 		err = pstripe_sf_set_buf(sf->sock, SO_RCVBUF, ps->rcvbuf[index]);
@@ -453,6 +454,8 @@ static void pstripe_connect_fail(struct pstripe_sock *ps, int err)
 {
 	struct sock *sk = ps_sk(ps);
 
+	if (err == -EPROTO)
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_HANDSHAKE_FAILS);
 	WRITE_ONCE(sk->sk_err, -err);
 	pstripe_release_subflows(ps);
 	pstripe_set_state(sk, TCP_CLOSE);
@@ -466,7 +469,11 @@ static void pstripe_established(struct pstripe_sock *ps)
 	if (ps->fallback) {
 		ps->stream_cnt = 1;
 		ps->neg_driver = PSOCK_DRIVER_POLL_ALL;
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_FALLBACKS);
 	}
+	/* A child keeps the socket it was made with until accept(). */
+	pstripe_mib_inc(sock_net(sk), ps->csock ? PSTRIPE_MIB_PASSIVE_OPENS :
+						  PSTRIPE_MIB_ACTIVE_OPENS);
 	ps->rcv_cur = -1;
 	pstripe_set_state(sk, TCP_ESTABLISHED);
 	pstripe_wake(sk);
@@ -563,6 +570,7 @@ static int pstripe_open_data_subflows(struct pstripe_sock *ps,
 			goto out;
 		ps->sf[i] = sf;
 		ps->nsf = i + 1;
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_SUBFLOWS_OPENED);
 		err = 0;
 		if (nsrc > 1)
 			err = kernel_bind(sf->sock,
@@ -762,6 +770,19 @@ static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
 	memcpy(child->rcvbuf, lps->rcvbuf, sizeof(child->rcvbuf));
 	csk->sk_rcvtimeo = lsk->sk_rcvtimeo;
 	csk->sk_sndtimeo = lsk->sk_sndtimeo;
+	/* What its subflows got as clones of the TCP listener. */
+	csk->sk_sndbuf = lsk->sk_sndbuf;
+	csk->sk_rcvbuf = lsk->sk_rcvbuf;
+	csk->sk_userlocks |= lsk->sk_userlocks &
+			     (SOCK_SNDBUF_LOCK | SOCK_RCVBUF_LOCK);
+	WRITE_ONCE(csk->sk_mark, READ_ONCE(lsk->sk_mark));
+	WRITE_ONCE(csk->sk_priority, READ_ONCE(lsk->sk_priority));
+	child->nodelay = lps->nodelay;
+	/*
+	 * Accepted TCP sockets do not keep the listener's SO_PRIORITY: an
+	 * empty snapshot makes the first sync (at accept()) copy them all.
+	 */
+	memset(&child->synced, 0, sizeof(child->synced));
 	pstripe_set_state(csk, TCP_SYN_RECV);
 	return child;
 }
@@ -880,6 +901,7 @@ static void pstripe_pending_join(struct pstripe_sock *lps,
 	list_del_init(&sf->node);
 	sf->index = h.index;
 	found->sf[h.index] = sf;
+	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_SUBFLOWS_JOINED);
 	if (++found->joined == found->stream_cnt - 1) {
 		found->nsf = found->stream_cnt;
 		list_del_init(&found->lnode);
@@ -887,6 +909,7 @@ static void pstripe_pending_join(struct pstripe_sock *lps,
 	}
 	return;
 refuse:
+	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
 	sock_no_linger(sf->sock->sk);
 	list_move(&sf->node, &reap->subflows);
 }
@@ -909,6 +932,8 @@ static void pstripe_pending_chello(struct pstripe_sock *lps,
 	child->token = sf->token;
 	if (h.n != child->stream_cnt) {
 		/* Both sides must compute the same count. */
+		pstripe_mib_inc(sock_net(ps_sk(lps)),
+				PSTRIPE_MIB_HANDSHAKE_FAILS);
 		list_add(&child->lnode, &reap->children);
 		return;
 	}
@@ -920,6 +945,7 @@ static void pstripe_pending_chello(struct pstripe_sock *lps,
 	list_add_tail(&child->lnode, &lps->embryos);
 	return;
 refuse:
+	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
 	sock_no_linger(sf->sock->sk);
 	list_move(&sf->node, &reap->subflows);
 }
@@ -946,6 +972,8 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 						   PSTRIPE_MSG_CHELLO) &&
 		     !expired))
 			return;
+		pstripe_mib_inc(sock_net(ps_sk(lps)),
+				PSTRIPE_MIB_HANDSHAKE_FAILS);
 		sock_no_linger(sf->sock->sk);
 		list_move(&sf->node, &reap->subflows);
 		return;
@@ -1073,6 +1101,7 @@ static void pstripe_work(struct work_struct *work)
 	lock_sock(sk);
 	if (ps->closing)
 		goto out;
+	pstripe_sync_opts(sk);
 	switch (sk->sk_state) {
 	case TCP_LISTEN:
 		pstripe_listen_work(ps, &reap);
@@ -1155,6 +1184,7 @@ static int pstripe_listen(struct socket *sock, int backlog)
 	err = pstripe_first(sk);
 	if (err)
 		goto out;
+	pstripe_sync_opts(sk);
 	/*
 	 * The TCP listener also takes the data subflows of connections in
 	 * their handshake: room for a full set per connection.  @backlog
@@ -1190,6 +1220,7 @@ static int pstripe_accept_sk(struct socket *sock, struct socket *newsock,
 		err = -EINVAL;
 		goto out;
 	}
+	pstripe_sync_opts(sk);
 	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
 	add_wait_queue(sk_sleep(sk), &wait);
 	while (list_empty(&ps->accept_q)) {
@@ -1224,6 +1255,7 @@ static int pstripe_accept_sk(struct socket *sock, struct socket *newsock,
 	sock_graft(csk, newsock);
 	csock->sk = NULL;
 	newsock->state = SS_CONNECTED;
+	pstripe_sync_opts(csk);
 	release_sock(csk);
 	sock_release(csock);
 	return 0;
@@ -1490,6 +1522,7 @@ static int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 		return -EFAULT;
 	bh = (struct pstripe_blkhdr *)sf->sbuf;
 	bh->seq = htonl(ps->snd_seq++);
+	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_BLOCKS_SENT);
 	bh->len = htonl(got);
 	sf->soff = 0;
 	WRITE_ONCE(sf->slen, sizeof(*bh) + got);
@@ -1531,6 +1564,7 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EOPNOTSUPP;
 
 	lock_sock(sk);
+	pstripe_sync_opts(sk);
 	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
 	if (sk->sk_state == TCP_SYN_SENT && timeo) {
 		add_wait_queue(sk_sleep(sk), &wait);
@@ -1629,6 +1663,8 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 			if (!sf->blk_rem || sf->blk_rem > PSTRIPE_BLK_MAX)
 				return -EPROTO;
 			WRITE_ONCE(sf->hdr_valid, true);
+			pstripe_mib_inc(sock_net(ps_sk(ps)),
+					PSTRIPE_MIB_BLOCKS_RECEIVED);
 		}
 		if (sf->hdr_valid) {
 			known++;
@@ -1712,6 +1748,7 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 		      -ENOTCONN : -EAGAIN;
 		goto out;
 	}
+	pstripe_sync_opts(sk);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 
@@ -1918,6 +1955,11 @@ static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
 	si->total_retrans = tp->total_retrans;
 	si->snd_cwnd = tcp_snd_cwnd(tp);
 	si->srtt_us = tp->srtt_us >> 3;
+	si->snd_buf = READ_ONCE(ssk->sk_sndbuf);
+	si->rcv_buf = READ_ONCE(ssk->sk_rcvbuf);
+	si->mark = READ_ONCE(ssk->sk_mark);
+	si->priority = READ_ONCE(ssk->sk_priority);
+	si->nodelay = !!(tp->nonagle & TCP_NAGLE_OFF);
 	si->local_port = ntohs(inet->inet_sport);
 	si->remote_port = ntohs(inet->inet_dport);
 	memcpy(si->local_addr, &inet->inet_rcv_saddr, 4);
@@ -1947,6 +1989,7 @@ int pstripe_get_info(struct sock *sk, char __user *optval,
 	copy = min_t(unsigned int, info.size_user, sizeof(si));
 
 	lock_sock(sk);
+	pstripe_sync_opts(sk);
 	info.num = sk->sk_state == TCP_LISTEN ? 0 : ps->nsf;
 	info.size_kernel = sizeof(si);
 	info.size_user = copy;

@@ -109,6 +109,11 @@ struct pstream_int {
  * @remote_port: remote port, host byte order
  * @local_addr: local address: 4 bytes (AF_INET) or 16 (AF_INET6)
  * @remote_addr: remote address, as @local_addr
+ * @snd_buf: the subflow's send buffer, bytes (SO_SNDBUF's reading)
+ * @rcv_buf: the subflow's receive buffer, bytes (SO_RCVBUF's reading)
+ * @mark: the subflow's SO_MARK
+ * @priority: the subflow's SO_PRIORITY
+ * @nodelay: 1 when TCP_NODELAY is set on the subflow
  *
  * New fields are only ever added at the end.
  */
@@ -126,6 +131,11 @@ struct psock_subflow_info {
 	__u16	reserved;
 	__u8	local_addr[16];
 	__u8	remote_addr[16];
+	__u32	snd_buf;
+	__u32	rcv_buf;
+	__u32	mark;
+	__u32	priority;
+	__u32	nodelay;
 };
 
 /**

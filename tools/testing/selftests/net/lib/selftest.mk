@@ -16,7 +16,8 @@ LDLIBS	+= $(TOP)/userspace/lib/libhicn.a -lpthread
 
 all: $(TEST_GEN_PROGS)
 
-$(TEST_GEN_PROGS): %: %.c $(TOP)/userspace/lib/libhicn.a $(wildcard $(SELFTEST_LIB)/*.h)
+$(TEST_GEN_PROGS): %: %.c $(TOP)/userspace/lib/libhicn.a $(wildcard $(SELFTEST_LIB)/*.h) \
+		   $(wildcard $(TOP)/include/uapi/linux/*.h)
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
 
 $(TOP)/userspace/lib/libhicn.a:

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/net/psock: per-namespace counters of PSOCK connections, subflows
+ * and blocks, in the two-line layout of /proc/net/netstat (a line of names
+ * after "PsockExt:", then a line of values), so that scripts that read
+ * netstat read it too.
+ *
+ * The counters are per-CPU (struct pstripe_mib, one per netns); they are
+ * bumped with this_cpu_inc() from any context, and summed when read.
+ * Nothing here takes a lock.
+ */
+
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+
+#include "protocol.h"
+
+static const char *const pstripe_mib_names[PSTRIPE_MIB_MAX] = {
+	[PSTRIPE_MIB_ACTIVE_OPENS]	= "ActiveOpens",
+	[PSTRIPE_MIB_PASSIVE_OPENS]	= "PassiveOpens",
+	[PSTRIPE_MIB_FALLBACKS]		= "Fallbacks",
+	[PSTRIPE_MIB_HANDSHAKE_FAILS]	= "HandshakeFails",
+	[PSTRIPE_MIB_SUBFLOWS_OPENED]	= "SubflowsOpened",
+	[PSTRIPE_MIB_SUBFLOWS_JOINED]	= "SubflowsJoined",
+	[PSTRIPE_MIB_BLOCKS_SENT]	= "BlocksSent",
+	[PSTRIPE_MIB_BLOCKS_RECEIVED]	= "BlocksReceived",
+};
+
+static int pstripe_mib_show(struct seq_file *seq, void *v)
+{
+	struct net *net = seq_file_single_net(seq);
+	const struct pstripe_pernet *pn = pstripe_get_pernet(net);
+	int i, cpu;
+
+	seq_puts(seq, "PsockExt:");
+	for (i = 0; i < PSTRIPE_MIB_MAX; i++)
+		seq_printf(seq, " %s", pstripe_mib_names[i]);
+	seq_puts(seq, "\nPsockExt:");
+	for (i = 0; i < PSTRIPE_MIB_MAX; i++) {
+		unsigned long sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += per_cpu_ptr(pn->mib, cpu)->v[i];
+		seq_printf(seq, " %lu", sum);
+	}
+	seq_putc(seq, '\n');
+	return 0;
+}
+
+int pstripe_proc_init_net(struct net *net)
+{
+	struct pstripe_pernet *pn = pstripe_get_pernet(net);
+
+	pn->mib = alloc_percpu(struct pstripe_mib);
+	if (!pn->mib)
+		return -ENOMEM;
+	if (!proc_create_net_single("psock", 0444, net->proc_net,
+				    pstripe_mib_show, NULL)) {
+		free_percpu(pn->mib);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void pstripe_proc_exit_net(struct net *net)
+{
+	remove_proc_entry("psock", net->proc_net);
+	free_percpu(pstripe_get_pernet(net)->mib);
+}

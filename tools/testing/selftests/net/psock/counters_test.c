@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/net/psock: the per-netns counters, in /proc/net/netstat's layout
+ * ("PsockExt:" names, then "PsockExt:" values).  In a fresh netns they all
+ * start at 0; a 4-subflow connection, a fallback against a plain TCP
+ * server and a client that stops after its probe move exactly the
+ * counters they should; another netns still reads 0.
+ */
+#include <fcntl.h>
+
+#include "psock_lib.h"
+#include "kselftest_harness.h"
+
+#define HELLO_SYSCTL	"/proc/sys/net/psock/hello_timeout_ms"
+
+static const char *const names[] = {
+	"ActiveOpens", "PassiveOpens", "Fallbacks", "HandshakeFails",
+	"SubflowsOpened", "SubflowsJoined", "BlocksSent", "BlocksReceived",
+};
+
+#define NCOUNTERS	ARRAY_SIZE(names)
+
+/* Read the counters into @v; 0, or -1 if the file is not as documented. */
+static int read_counters(unsigned long *v)
+{
+	char hdr[512], val[512], *save1, *save2, *n, *x;
+	unsigned int i = 0;
+	FILE *f = fopen("/proc/net/psock", "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f) &&
+	     !fgets(val + strlen(val), sizeof(val) - strlen(val), f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	n = strtok_r(hdr, "\n ", &save1);
+	x = strtok_r(val, "\n ", &save2);
+	if (!n || !x || strcmp(n, "PsockExt:") || strcmp(x, "PsockExt:"))
+		return -1;
+	for (;;) {
+		n = strtok_r(NULL, "\n ", &save1);
+		x = strtok_r(NULL, "\n ", &save2);
+		if (!n || !x)
+			break;
+		if (i == NCOUNTERS || strcmp(n, names[i]))
+			return -1;
+		v[i++] = strtoul(x, NULL, 10);
+	}
+	return i == NCOUNTERS && !n && !x ? 0 : -1;
+}
+
+static int set_hello_timeout(const char *ms)
+{
+	int fd = open(HELLO_SYSCTL, O_WRONLY);
+	int r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, ms, strlen(ms)) == (ssize_t)strlen(ms) ? 0 : -1;
+	close(fd);
+	return r;
+}
+
+TEST(counters_per_netns)
+{
+	unsigned long v[NCOUNTERS];
+	static char buf[100000];
+	int lfd, tfd, fd, c, port, tport, one = 1;
+	unsigned int i;
+	char b = 0xa5;
+
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, set_hello_timeout("300"));
+	ASSERT_EQ(0, read_counters(v));
+	for (i = 0; i < NCOUNTERS; i++)
+		EXPECT_EQ(0, v[i]);
+
+	/* One PSOCK connection with 4 subflows; 100000 bytes one way. */
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, 4, 4, -1));
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
+	c = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+	memset(buf, 'p', sizeof(buf));
+	ASSERT_EQ(sizeof(buf), send(fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(sizeof(buf), recv(c, buf, sizeof(buf), MSG_WAITALL));
+	close(fd);
+	close(c);
+
+	/* A PSOCK client against a silent plain TCP server: fallback. */
+	tfd = lo_listen(AF_INET, IPPROTO_TCP, &tport);
+	ASSERT_LE(0, tfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, tport));
+	close(fd);
+	close(tfd);
+
+	/* A plain client that sends the probe, then nothing: refused. */
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
+	ASSERT_LE(0, fd);
+	setsockopt(fd, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof(one));
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
+	ASSERT_EQ(1, send(fd, &b, 1, MSG_OOB));
+	usleep(1500000);
+	close(fd);
+	close(lfd);
+
+	ASSERT_EQ(0, read_counters(v));
+	EXPECT_EQ(2, v[0]);		/* ActiveOpens: PSOCK and fallback */
+	EXPECT_EQ(1, v[1]);		/* PassiveOpens */
+	EXPECT_EQ(1, v[2]);		/* Fallbacks */
+	EXPECT_EQ(1, v[3]);		/* HandshakeFails */
+	EXPECT_EQ(3, v[4]);		/* SubflowsOpened */
+	EXPECT_EQ(3, v[5]);		/* SubflowsJoined */
+	EXPECT_LE(sizeof(buf) / 16384 + 1, v[6]);	/* BlocksSent */
+	EXPECT_EQ(v[6], v[7]);		/* BlocksReceived: every one */
+
+	/* Another namespace has its own, untouched counters. */
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, read_counters(v));
+	for (i = 0; i < NCOUNTERS; i++)
+		EXPECT_EQ(0, v[i]);
+}
+
+TEST_HARNESS_MAIN

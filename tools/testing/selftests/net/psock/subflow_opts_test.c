@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket options of a PSOCK socket reach every subflow: SO_SNDBUF,
+ * SO_RCVBUF, SO_MARK, SO_PRIORITY and TCP_NODELAY set before connect()
+ * (the subflows are made with them), on the listener (accepted subflows
+ * start with them), and after connect() (the next call on the socket
+ * copies them).  PSOCK_INFO shows each subflow's own values, read from its
+ * TCP socket.  A per-subflow PSOCK_SNDBUF wins over SO_SNDBUF, and fails
+ * with EISCONN once the connection has begun.
+ *
+ * Each test runs in its own netns on loopback, with 4 subflows.
+ */
+#include <netinet/tcp.h>
+
+#include "psock_lib.h"
+#include "kselftest_harness.h"
+
+#define NSF	4
+
+FIXTURE(opts)
+{
+	int lfd, port;
+};
+
+FIXTURE_VARIANT(opts)
+{
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(opts, v4)
+{
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(opts, v6)
+{
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(opts)
+{
+	ASSERT_EQ(0, netns_lo());
+	self->lfd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, self->lfd);
+	ASSERT_EQ(0, psock_opts(self->lfd, NSF, NSF, -1));
+}
+
+FIXTURE_TEARDOWN(opts)
+{
+	close(self->lfd);
+}
+
+static int set_int(int fd, int level, int opt, int val)
+{
+	return setsockopt(fd, level, opt, &val, sizeof(val));
+}
+
+static int get_int(int fd, int level, int opt)
+{
+	socklen_t len = sizeof(int);
+	int val = -1;
+
+	if (getsockopt(fd, level, opt, &val, &len) || len != sizeof(int))
+		return -1;
+	return val;
+}
+
+static void do_listen(struct __test_metadata *_metadata, int fd, int family,
+		      int *port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = lo_addr(family, 0, &ss);
+
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, listen(fd, 8));
+	*port = sock_port(fd);
+}
+
+/* Connect @fd, accept its peer, and pass one byte each way. */
+static int connect_pair(struct __test_metadata *_metadata, int fd, int lfd,
+			int family, int port)
+{
+	char b = 'x';
+	int c;
+
+	EXPECT_EQ(0, lo_connect(fd, family, port));
+	c = accept(lfd, NULL, NULL);
+	EXPECT_LE(0, c);
+	EXPECT_EQ(1, send(fd, &b, 1, 0));
+	EXPECT_EQ(1, recv(c, &b, 1, MSG_WAITALL));
+	EXPECT_EQ(1, send(c, &b, 1, 0));
+	EXPECT_EQ(1, recv(fd, &b, 1, MSG_WAITALL));
+	return c;
+}
+
+struct want {
+	int snd_buf, rcv_buf, mark, priority, nodelay;	/* -1: any */
+};
+
+/* Every subflow of @fd carries @w (subflow @skip excepted, if >= 0). */
+static void check_subflows(struct __test_metadata *_metadata, int fd,
+			   const struct want *w, int skip)
+{
+	struct psock_info_buf ib;
+	unsigned int i;
+
+	ASSERT_EQ(0, psock_info(fd, &ib));
+	ASSERT_EQ(NSF, ib.h.num);
+	ASSERT_EQ(sizeof(ib.sf[0]), ib.h.size_user);
+	for (i = 0; i < ib.h.num; i++) {
+		const struct psock_subflow_info *si = &ib.sf[i];
+
+		if ((int)si->index == skip)
+			continue;
+		TH_LOG("subflow %u: sndbuf %u rcvbuf %u mark %u prio %u nodelay %u",
+		       si->index, si->snd_buf, si->rcv_buf, si->mark,
+		       si->priority, si->nodelay);
+		if (w->snd_buf >= 0)
+			EXPECT_EQ(w->snd_buf, (int)si->snd_buf);
+		if (w->rcv_buf >= 0)
+			EXPECT_EQ(w->rcv_buf, (int)si->rcv_buf);
+		if (w->mark >= 0)
+			EXPECT_EQ(w->mark, (int)si->mark);
+		if (w->priority >= 0)
+			EXPECT_EQ(w->priority, (int)si->priority);
+		if (w->nodelay >= 0)
+			EXPECT_EQ(w->nodelay, (int)si->nodelay);
+	}
+}
+
+/* Set before connect() and on the listener: subflows are born with them. */
+TEST_F_TIMEOUT(opts, set_before_connect_and_on_listener, 120)
+{
+	struct want cw, sw;
+	int fd, c;
+
+	/* The listener's values reach the subflows it accepts. */
+	ASSERT_EQ(0, set_int(self->lfd, SOL_SOCKET, SO_SNDBUF, 40000));
+	ASSERT_EQ(0, set_int(self->lfd, SOL_SOCKET, SO_RCVBUF, 50000));
+	ASSERT_EQ(0, set_int(self->lfd, SOL_SOCKET, SO_MARK, 7));
+	ASSERT_EQ(0, set_int(self->lfd, SOL_SOCKET, SO_PRIORITY, 3));
+	ASSERT_EQ(0, set_int(self->lfd, SOL_TCP, TCP_NODELAY, 1));
+	EXPECT_EQ(1, get_int(self->lfd, SOL_TCP, TCP_NODELAY));
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+	sw = (struct want){
+		.snd_buf = get_int(self->lfd, SOL_SOCKET, SO_SNDBUF),
+		.rcv_buf = get_int(self->lfd, SOL_SOCKET, SO_RCVBUF),
+		.mark = 7, .priority = 3, .nodelay = 1,
+	};
+	EXPECT_EQ(80000, sw.snd_buf);	/* doubled, as for TCP */
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_SNDBUF, 65536));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_RCVBUF, 100000));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_MARK, 42));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_PRIORITY, 5));
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_NODELAY, 1));
+	cw = (struct want){
+		.snd_buf = get_int(fd, SOL_SOCKET, SO_SNDBUF),
+		.rcv_buf = get_int(fd, SOL_SOCKET, SO_RCVBUF),
+		.mark = 42, .priority = 5, .nodelay = 1,
+	};
+	EXPECT_EQ(131072, cw.snd_buf);
+
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+	check_subflows(_metadata, fd, &cw, -1);
+	check_subflows(_metadata, c, &sw, -1);
+	/* The accepted socket reports what its subflows have, as TCP. */
+	EXPECT_EQ(7, get_int(c, SOL_SOCKET, SO_MARK));
+	EXPECT_EQ(3, get_int(c, SOL_SOCKET, SO_PRIORITY));
+	EXPECT_EQ(1, get_int(c, SOL_TCP, TCP_NODELAY));
+	close(c);
+	close(fd);
+}
+
+/* Set on a connected socket: the next call copies them to the subflows. */
+TEST_F_TIMEOUT(opts, set_after_connect, 120)
+{
+	struct want w = { -1, -1, 0, 0, 0 };
+	char b = 'y';
+	int fd, c;
+
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(0, get_int(fd, SOL_TCP, TCP_NODELAY));
+	check_subflows(_metadata, fd, &w, -1);
+
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_MARK, 9));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_PRIORITY, 6));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_SNDBUF, 100000));
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_NODELAY, 1));
+	/* Data still flows both ways, then every subflow has them. */
+	EXPECT_EQ(1, send(fd, &b, 1, 0));
+	EXPECT_EQ(1, recv(c, &b, 1, MSG_WAITALL));
+	w = (struct want){ 200000, -1, 9, 6, 1 };
+	check_subflows(_metadata, fd, &w, -1);
+
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_NODELAY, 0));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_MARK, 0));
+	w = (struct want){ 200000, -1, 0, 6, 0 };
+	check_subflows(_metadata, fd, &w, -1);
+	EXPECT_EQ(0, get_int(fd, SOL_TCP, TCP_NODELAY));
+	close(c);
+	close(fd);
+}
+
+/* PSOCK_SNDBUF for one subflow wins over SO_SNDBUF; EISCONN afterwards. */
+TEST_F_TIMEOUT(opts, per_subflow_buffer_wins, 120)
+{
+	struct pstream_int pi = { .index = 1, .value = 30000 };
+	struct want w = { -1, -1, -1, -1, -1 };
+	struct psock_info_buf ib;
+	int fd, c, one = 1;
+
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	ASSERT_EQ(0, setsockopt(fd, SOL_PSOCK, PSOCK_SNDBUF, &pi, sizeof(pi)));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_SNDBUF, 70000));
+	w.snd_buf = 140000;
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+	check_subflows(_metadata, fd, &w, 1);
+	ASSERT_EQ(0, psock_info(fd, &ib));
+	EXPECT_EQ(60000, (int)ib.sf[1].snd_buf);
+
+	/* The subflows exist: their buffers are fixed per index now. */
+	EXPECT_EQ(-1, setsockopt(fd, SOL_PSOCK, PSOCK_SNDBUF, &pi, sizeof(pi)));
+	EXPECT_EQ(EISCONN, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_PSOCK, PSOCK_RCVBUF, &pi, sizeof(pi)));
+	EXPECT_EQ(EISCONN, errno);
+	EXPECT_EQ(-1, setsockopt(self->lfd, SOL_PSOCK, PSOCK_SNDBUF, &pi,
+				 sizeof(pi)));
+	EXPECT_EQ(EISCONN, errno);
+
+	/* SOL_TCP: TCP_NODELAY only; a short value is refused. */
+	EXPECT_EQ(-1, setsockopt(fd, SOL_TCP, TCP_NODELAY, &one, 2));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_TCP, TCP_MAXSEG, &one, sizeof(one)));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	close(c);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
