@@ -147,6 +147,9 @@ for k in $KERNELS; do
 	fi
 	[ "$fail" -eq 0 ] || rc=1
 	summary+=("$name: $pass passed, $fail failed")
+	if [ "$MODE" = bench ]; then
+		"$TOP/bench/plot.sh" "$res" || rc=1
+	fi
 	echo "== $name: ${secs}s in the VM"
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))

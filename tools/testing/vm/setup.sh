@@ -29,7 +29,8 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       qemu-system-x86 busybox-static python3 python3-venv python3-pip
       libnl-3-dev libnl-genl-3-dev iproute2 iputils-ping sparse
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
-      netcat-openbsd ethtool nftables iptables procps xz-utils zstd"
+      netcat-openbsd ethtool nftables iptables procps xz-utils zstd
+      gnuplot-nox"
 
 missing() {
 	local p out=
