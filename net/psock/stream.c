@@ -879,6 +879,22 @@ static int pstripe_send_server_hello(struct pstripe_sock *lps,
 	return r == len ? 0 : (r < 0 ? r : -EPROTO);
 }
 
+/*
+ * A join overtakes its connection's client hello when the data subflow
+ * takes a faster path than the control subflow: while a connection with
+ * the join's token still waits for its client hello, the join waits too
+ * (until its own deadline).
+ */
+static bool pstripe_join_early(struct pstripe_sock *lps, u64 token)
+{
+	struct pstripe_subflow *p;
+
+	list_for_each_entry(p, &lps->pending, node)
+		if (p->pend_state == PSTRIPE_PEND_CHELLO && p->token == token)
+			return true;
+	return false;
+}
+
 /* A join: attach @sf to the embryo its token names, or refuse it. */
 static void pstripe_pending_join(struct pstripe_sock *lps,
 				 struct pstripe_subflow *sf,
@@ -1003,6 +1019,9 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 	r = pstripe_sf_recv(sf, &h, sizeof(h), MSG_PEEK);
 	if (r > 0 && pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_JOIN)) {
 		if (r == sizeof(h)) {
+			if (!expired &&
+			    pstripe_join_early(lps, be64_to_cpu(h.token)))
+				return;
 			pstripe_pending_join(lps, sf, reap);
 			return;
 		}

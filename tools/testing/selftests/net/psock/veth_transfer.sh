@@ -197,4 +197,15 @@ two_paths 4 0 10.71.1.2 10.71.2.2 -a 10.71.2.1
 grep -q '^path 10.71.2.2 subflows=2 .* from=10.71.2.1$' "$TMP/a.err"
 tap_result $? "client source address 10.71.2.1 used towards 10.71.2.2"
 
+# The control subflow on a slow path, data subflows also on the fast one:
+# their joins reach the server before the client hello does, and must wait
+# for it instead of being refused.
+for ns in $A $B; do
+	tc -n $ns qdisc change dev veth-${ns#psk-}2 root netem delay 40ms rate 20mbit
+done
+xfer "v4, control subflow on a 40 ms path, joins on the 2 ms one, 1 MiB" \
+	1048576 $PC -i -n 4 -a 10.71.1.2 -l PORT -- $PC -i -n 4 10.71.2.2 PORT
+expect_info "joins before the client hello" "$TMP/a.err" \
+	"streams=4 driver=0 fallback=0"
+
 tap_done
