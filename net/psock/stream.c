@@ -1419,55 +1419,12 @@ static bool pstripe_rcv_ready(struct pstripe_sock *ps)
 	return false;
 }
 
-/*
- * When a block of @payload bytes would be through subflow @ssk, in
- * microseconds: TCP still holds sk_wmem_queued bytes for it and sends
- * about cwnd * mss bytes per smoothed RTT.  Before the first RTT sample
- * the subflow counts as fast (it has carried nothing yet).
- */
-static u64 pstripe_sf_eta(const struct sock *ssk, size_t payload)
-{
-	const struct tcp_sock *tp = tcp_sk(ssk);
-	u64 bytes = READ_ONCE(ssk->sk_wmem_queued) + payload;
-	u64 rate = (u64)tcp_snd_cwnd(tp) * READ_ONCE(tp->mss_cache);
-	u32 srtt = READ_ONCE(tp->srtt_us) >> 3;
-
-	return div64_u64(bytes * max_t(u32, srtt, 1), max_t(u64, rate, 1));
-}
-
-/*
- * Poll-all: the subflow for the next block, -1 when none should take it
- * now.  Among the subflows with room, the one that would deliver the
- * block first.  A slower one is not used while a subflow without room
- * would still deliver it in less than half the time once room is made
- * (it wakes us through sk_write_space): piling blocks on a slow path
- * makes the receiver wait for them at the end of a transfer.
- */
-static int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool mark)
-{
-	u64 eta, best_eta = U64_MAX, min_eta = U64_MAX;
-	int i, best = -1;
-
-	for (i = 0; i < ps->nsf; i++) {
-		struct sock *ssk = ps->sf[i]->sock->sk;
-
-		eta = pstripe_sf_eta(ssk, payload);
-		min_eta = min(min_eta, eta);
-		if (pstripe_sf_usable(ps->sf[i], payload, mark) &&
-		    eta < best_eta) {
-			best_eta = eta;
-			best = i;
-		}
-	}
-	if (best >= 0 && best_eta > 2 * min_eta)
-		return -1;
-	return best;
-}
-
 static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
 			      bool mark)
 {
 	struct sock *ssk;
+	bool ok = false;
+	int i;
 
 	if (ps->fallback) {
 		ssk = ps->sf[0]->sock->sk;
@@ -1479,7 +1436,9 @@ static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
 	}
 	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
 		return pstripe_sf_usable(ps->sf[ps->rr_next], payload, mark);
-	return pstripe_pick(ps, payload, mark) >= 0;
+	for (i = 0; i < ps->nsf; i++)
+		ok |= pstripe_sf_usable(ps->sf[i], payload, mark);
+	return ok;
 }
 
 static bool pstripe_sf_failed(struct pstripe_sock *ps)
@@ -1549,7 +1508,7 @@ static int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	size_t left = msg_data_left(msg), blen, got;
 	struct pstripe_blkhdr *bh;
 	struct pstripe_subflow *sf = NULL;
-	int best = -1, err;
+	int i, best = -1, space = -1, err;
 
 	err = pstripe_push_all(ps);
 	if (err)
@@ -1559,7 +1518,15 @@ static int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 		if (pstripe_sf_usable(ps->sf[ps->rr_next], blen, true))
 			best = ps->rr_next;
 	} else {
-		best = pstripe_pick(ps, blen, true);
+		for (i = 0; i < ps->nsf; i++) {
+			struct sock *ssk = ps->sf[i]->sock->sk;
+
+			if (pstripe_sf_usable(ps->sf[i], blen, true) &&
+			    sk_stream_wspace(ssk) > space) {
+				space = sk_stream_wspace(ssk);
+				best = i;
+			}
+		}
 	}
 	if (best < 0)
 		return -EAGAIN;
@@ -1608,7 +1575,7 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct pstripe_sock *ps = pstripe_sk(sk);
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	int flags = msg->msg_flags;
-	size_t copied = 0, want;
+	size_t copied = 0;
 	long timeo;
 	int err = 0, r;
 
@@ -1664,10 +1631,8 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			err = sock_intr_errno(timeo);
 			break;
 		}
-		/* The size send_block() would pick a subflow for. */
-		want = min_t(size_t, msg_data_left(msg), PSTRIPE_BLK_MAX);
 		sk_wait_event(sk, &timeo,
-			      pstripe_snd_ready(ps, want, true) ||
+			      pstripe_snd_ready(ps, msg_data_left(msg), true) ||
 			      sk->sk_err || pstripe_sf_failed(ps) ||
 			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	}
