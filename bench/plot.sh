@@ -13,7 +13,7 @@ rc=0
 
 if [ -s "$dir/psock_rtt.dat" ]; then
 	gnuplot <<EOF || rc=1
-set terminal pngcairo size 800,500 font "sans,10"
+set terminal pngcairo size 800,560 font "sans,10"
 set output "$dir/psock_rtt.png"
 set title "PSOCK over one path of 100 Mbit/s, 40 ms RTT (C = 500 kB), 16 MiB"
 set xlabel "subflows n"
@@ -22,7 +22,7 @@ set logscale x 2
 set xtics ("1" 1, "2" 2, "4" 4, "8" 8)
 set xrange [0.8:10]
 set yrange [0:110]
-set key bottom right
+set key below maxrows 4
 set grid
 plot for [row=0:3] "< awk '!/^#/ { print 1, \$4; print 2, \$5; print 4, \$6; print 8, \$7; print \"\"; print \"\" }' $dir/psock_rtt.dat" \
 	index row using 1:2 with linespoints lw 2 pt 7 \
@@ -36,7 +36,7 @@ fi
 
 if [ -s "$dir/psock_paths.dat" ]; then
 	gnuplot <<EOF || rc=1
-set terminal pngcairo size 800,500 font "sans,10"
+set terminal pngcairo size 800,560 font "sans,10"
 set output "$dir/psock_paths.png"
 set title "Two paths of 10 and 30 Mbit/s, 16 MiB: fraction of the link sum"
 set style data histogram
