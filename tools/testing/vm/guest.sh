@@ -184,7 +184,8 @@ demo)
 	;;
 bench)
 	# Data files for bench/plot.sh, which run.sh calls on the host.
-	BENCH_OUT=$RES "$TOP/bench/run.sh"
+	# SUITES, if set, names the benchmarks to run.
+	BENCH_OUT=$RES BENCHES="$SUITES" "$TOP/bench/run.sh"
 	result $? "bench"
 	;;
 *)

@@ -12,7 +12,8 @@
 #             series in /boot), "6.12-debug" (the debug kernel of
 #             debug-kernel.sh) or a full release name; default
 #             "6.1 6.12 6.12-debug"
-#   SUITES    suites or single tests: "hicn", "psock", "hicn/socket_test"
+#   SUITES    suites or single tests: "hicn", "psock", "hicn/socket_test";
+#             for bench, the benchmarks: "psock_paths.sh psock_rtt.sh"
 #   VM_TIMEOUT  seconds one VM may run (default 1500; 3000 for the debug
 #             kernel)
 #   MODBUILD  where the built modules are (default .cache/build); the
