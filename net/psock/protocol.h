@@ -120,6 +120,42 @@ struct pstripe_blkhdr {
 #define PSTRIPE_BLK_BUF		16384	/* header + payload of one block */
 #define PSTRIPE_BLK_MAX		(PSTRIPE_BLK_BUF - sizeof(struct pstripe_blkhdr))
 
+/*
+ * struct pstripe_blkhdr.len values that are not a payload length:
+ * an acknowledgment (seq: the next block the sender of the ack expects)
+ * and the end of the stream (seq: a block of its own, without payload).
+ */
+#define PSTRIPE_LEN_ACK		0x80000000U
+#define PSTRIPE_LEN_FIN		0x40000000U
+
+/*
+ * At most this many blocks are unacknowledged; a block more than this far
+ * from the receiver's next one (either way) is a protocol error.
+ */
+#define PSTRIPE_WIN_BLKS	1024
+/* The receiver acknowledges at least every this many blocks. */
+#define PSTRIPE_ACK_EVERY	8
+
+/**
+ * struct pstripe_blk - a block kept until the peer acknowledges it (in
+ *	&pstripe_sock.rtx), or one received ahead of its turn (in
+ *	&pstripe_sock.ooo)
+ * @node: list entry, in sequence order
+ * @seq: block sequence number
+ * @size: bytes of @data: header and payload (rtx), payload (ooo)
+ * @sf: rtx: the subflow it was written to, -1 while it waits for one
+ * @fin: ooo: the end-of-stream block
+ * @data: see @size
+ */
+struct pstripe_blk {
+	struct list_head	node;
+	u32			seq;
+	u32			size;
+	s8			sf;
+	bool			fin;
+	u8			data[];
+};
+
 /**
  * struct pstripe_subflow - one kernel TCP socket owned by a PSOCK socket
  * @sock: the TCP socket
@@ -142,9 +178,20 @@ struct pstripe_blkhdr {
  * @hdr: block header being read
  * @blk_seq: sequence number of the block being read
  * @blk_rem: payload bytes of that block still to read
- * @sbuf: one block (header + payload) being written, PSTRIPE_BLK_BUF
- * @soff: bytes of @sbuf written to TCP
- * @slen: bytes in @sbuf; 0 when the subflow takes a new block
+ * @cur: the block being written to TCP (owned by the rtx list)
+ * @soff: bytes of @cur written
+ * @abuf: an acknowledgment being written
+ * @alen: bytes in @abuf, 0 when none
+ * @aoff: bytes of @abuf written
+ * @busy: @cur or @abuf is not fully written: no new block or ack
+ * @dead: the subflow failed and was reset; its socket stays until close()
+ * @dup: the block being read was delivered already: it is dropped
+ * @blk_fin: the block being read is the end-of-stream block
+ * @blk_len: payload length of the block being read
+ * @pull: block being copied into the reorder queue
+ * @poff: bytes of @pull copied
+ * @last_una: TCP snd_una at @progress_at
+ * @progress_at: jiffies when TCP last saw an ack or had nothing in flight
  * @bytes_sent: bytes written to TCP, headers included
  * @bytes_received: bytes read from TCP, headers included
  */
@@ -168,9 +215,20 @@ struct pstripe_subflow {
 	u8			hdr[sizeof(struct pstripe_blkhdr)];
 	u32			blk_seq;
 	u32			blk_rem;
-	u8			*sbuf;
+	struct pstripe_blk	*cur;
 	u32			soff;
-	u32			slen;
+	u8			abuf[sizeof(struct pstripe_blkhdr)];
+	u8			alen;
+	u8			aoff;
+	bool			busy;
+	bool			dead;
+	bool			dup;
+	bool			blk_fin;
+	u32			blk_len;
+	struct pstripe_blk	*pull;
+	u32			poff;
+	u32			last_una;
+	unsigned long		progress_at;
 	u64			bytes_sent;
 	u64			bytes_received;
 };
@@ -225,6 +283,21 @@ struct pstripe_sf_opts {
  * @lnode: child: in its listener's @embryos or @accept_q
  * @csock: child: the struct socket it was created with, until accept()
  * @joined: child: data subflows attached
+ * @rtx: blocks sent and not yet acknowledged (struct pstripe_blk)
+ * @rtx_bytes: bytes in @rtx
+ * @rtx_cnt: blocks in @rtx
+ * @orphans: blocks of @rtx waiting for a subflow (after a subflow died;
+ *	the end-of-stream block)
+ * @snd_una: the peer's last acknowledgment: next block it expects
+ * @fin_queued: the end-of-stream block is in @rtx (or was acknowledged)
+ * @ack_sent: last acknowledgment sent
+ * @ack_pending: an acknowledgment waits for a subflow
+ * @ooo: blocks received ahead of @rcv_seq (struct pstripe_blk)
+ * @ooo_cnt: blocks in @ooo
+ * @rcv_off: bytes of block @rcv_seq already delivered
+ * @rcv_fin_known: the peer's end-of-stream block was seen ...
+ * @rcv_fin_seq: ... with this sequence number
+ * @nlive: subflows not dead
  * @laddr: addresses added with PSOCK_ADD_LOCAL_ADDR
  * @nladdr: entries of @laddr in use
  * @nodelay: TCP_NODELAY, set on every subflow
@@ -265,6 +338,20 @@ struct pstripe_sock {
 	struct list_head	lnode;
 	struct socket		*csock;
 	int			joined;
+	struct list_head	rtx;
+	u32			rtx_bytes;
+	u32			rtx_cnt;
+	int			orphans;
+	u32			snd_una;
+	bool			fin_queued;
+	u32			ack_sent;
+	bool			ack_pending;
+	struct list_head	ooo;
+	u32			ooo_cnt;
+	u32			rcv_off;
+	bool			rcv_fin_known;
+	u32			rcv_fin_seq;
+	int			nlive;
 	struct pstripe_addr	laddr[PSOCK_ADDR_MAX];
 	int			nladdr;
 	bool			nodelay;

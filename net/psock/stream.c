@@ -58,6 +58,9 @@ enum {
 	PSTRIPE_PEND_CHELLO,	/* server hello sent, waiting for the client's */
 };
 
+/* pstripe_sock.rcv_cur: block rcv_seq is at the head of the reorder queue */
+#define PSTRIPE_CUR_OOO		PSOCK_STREAM_CNT_LIMIT
+
 /* Re-check of pending handshakes while nothing else wakes the work. */
 #define PSTRIPE_POLL_JIFFIES	(HZ / 20)
 
@@ -132,7 +135,8 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 		/* The work handshakes, classifies and flushes blocks. */
 		if (ev == PSTRIPE_EV_STATE ||
 		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
-		    (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)))
+		    (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)) ||
+		    (ev == PSTRIPE_EV_DATA && READ_ONCE(ps->rtx_cnt)))
 			pstripe_kick(ps);
 	}
 	read_unlock_bh(&ssk->sk_callback_lock);
@@ -270,7 +274,7 @@ static void pstripe_sf_free(struct pstripe_subflow *sf)
 {
 	pstripe_sf_detach(sf);
 	sock_release(sf->sock);
-	kfree(sf->sbuf);
+	kfree(sf->pull);
 	kfree(sf);
 }
 
@@ -305,11 +309,6 @@ static int pstripe_sf_state(const struct pstripe_subflow *sf)
 	return inet_sk_state_load(sf->sock->sk);
 }
 
-static int pstripe_sf_error(const struct pstripe_subflow *sf)
-{
-	return READ_ONCE(sf->sock->sk->sk_err);
-}
-
 /* Bytes TCP holds for us to read; lockless, as tcp_poll() reads it. */
 static bool pstripe_sf_readable(const struct pstripe_subflow *sf)
 {
@@ -321,20 +320,33 @@ static bool pstripe_sf_readable(const struct pstripe_subflow *sf)
 	       READ_ONCE(ssk->sk_err);
 }
 
+static bool pstripe_sf_readable_data(const struct pstripe_subflow *sf)
+{
+	const struct tcp_sock *tp = tcp_sk(sf->sock->sk);
+
+	return READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->copied_seq);
+}
+
+static bool pstripe_sf_live(const struct pstripe_subflow *sf)
+{
+	return sf && !READ_ONCE(sf->dead);
+}
+
 /*
- * Can @sf take a new block of @payload bytes now?  It must have no block
- * of its own in flight and room for the block (or half its buffer, so a
- * small SO_SNDBUF still makes progress).  When it cannot, SOCK_NOSPACE
- * asks TCP to call sk_write_space once room is made.
+ * Can @sf take a new block of @payload bytes now?  It must be alive, have
+ * no block or ack of its own in flight and room for the block (or half its
+ * buffer, so a small SO_SNDBUF still makes progress).  When it cannot,
+ * SOCK_NOSPACE asks TCP to call sk_write_space once room is made.
  */
 static bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
 			      bool mark)
 {
-	struct sock *ssk = sf->sock->sk;
+	struct sock *ssk;
 	int need;
 
-	if (READ_ONCE(sf->slen))
+	if (!pstripe_sf_live(sf) || READ_ONCE(sf->busy))
 		return false;
+	ssk = sf->sock->sk;
 	need = min_t(int, sizeof(struct pstripe_blkhdr) + payload,
 		     READ_ONCE(ssk->sk_sndbuf) / 2);
 	if (sk_stream_wspace(ssk) >= need && sk_stream_memory_free(ssk))
@@ -344,51 +356,306 @@ static bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
 	return false;
 }
 
-/* Write what is left of @sf's block; 0 when all of it is in TCP. */
+/*
+ * Room for one more unacknowledged block of @payload bytes: the blocks
+ * kept for resending are bounded by the socket's send buffer and by the
+ * receiver's window.
+ */
+static bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
+{
+	struct sock *sk = ps_sk(ps);
+
+	return READ_ONCE(ps->rtx_cnt) < PSTRIPE_WIN_BLKS - 1 &&
+	       READ_ONCE(ps->rtx_bytes) + sizeof(struct pstripe_blkhdr) +
+	       payload <= max_t(u32, READ_ONCE(sk->sk_sndbuf), 2 * PSTRIPE_BLK_BUF);
+}
+
+/* The subflow that takes the next block: -1 when none can. */
+static int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any)
+{
+	int i, best = -1, space = -1;
+
+	if (!any && ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
+		return pstripe_sf_usable(ps->sf[ps->rr_next], payload, true) ?
+		       ps->rr_next : -1;
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (pstripe_sf_usable(sf, payload, true) &&
+		    sk_stream_wspace(sf->sock->sk) > space) {
+			space = sk_stream_wspace(sf->sock->sk);
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* Round-robin: the next live subflow after @i. */
+static void pstripe_rr_advance(struct pstripe_sock *ps, int i)
+{
+	int k;
+
+	for (k = 1; k <= ps->nsf; k++) {
+		int j = (i + k) % ps->nsf;
+
+		if (pstripe_sf_live(ps->sf[j])) {
+			ps->rr_next = j;
+			return;
+		}
+	}
+}
+
+/* Write what is left of @sf's ack and block; 0 when all of it is in TCP. */
 static int pstripe_sf_push(struct pstripe_subflow *sf)
 {
 	int r;
 
-	while (sf->soff < sf->slen) {
-		r = pstripe_sf_send(sf, sf->sbuf + sf->soff,
-				    sf->slen - sf->soff, 0);
+	while (sf->aoff < sf->alen) {
+		r = pstripe_sf_send(sf, sf->abuf + sf->aoff,
+				    sf->alen - sf->aoff, 0);
+		if (r <= 0)
+			return r ? r : -EAGAIN;
+		sf->aoff += r;
+	}
+	sf->alen = 0;
+	sf->aoff = 0;
+	while (sf->cur && sf->soff < sf->cur->size) {
+		r = pstripe_sf_send(sf, sf->cur->data + sf->soff,
+				    sf->cur->size - sf->soff, 0);
 		if (r <= 0)
 			return r ? r : -EAGAIN;
 		sf->soff += r;
 	}
+	sf->cur = NULL;
 	sf->soff = 0;
-	WRITE_ONCE(sf->slen, 0);
+	WRITE_ONCE(sf->busy, false);
+	return 0;
+}
+
+static void pstripe_sf_give(struct pstripe_sock *ps, int i,
+			    struct pstripe_blk *blk)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+
+	if (blk->sf < 0)
+		WRITE_ONCE(ps->orphans, ps->orphans - 1);
+	blk->sf = i;
+	sf->cur = blk;
+	sf->soff = 0;
+	WRITE_ONCE(sf->busy, true);
+}
+
+/* Free the acknowledged blocks at the head of @rtx that no subflow writes. */
+static void pstripe_rtx_trim(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk, *tmp;
+
+	list_for_each_entry_safe(blk, tmp, &ps->rtx, node) {
+		if ((s32)(blk->seq - ps->snd_una) >= 0)
+			break;
+		if (blk->sf >= 0 && ps->sf[blk->sf]->cur == blk)
+			break;
+		if (blk->sf < 0)
+			WRITE_ONCE(ps->orphans, ps->orphans - 1);
+		list_del(&blk->node);
+		WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes - blk->size);
+		WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt - 1);
+		kfree(blk);
+	}
+}
+
+/*
+ * Subflow @i failed (reset, error, or no progress for stale_timeout_ms):
+ * reset it and stop using it.  Blocks written to it and not acknowledged
+ * wait for another subflow; the block being read from it is read again
+ * from the copy the peer resends.  Its socket is released by close(), so
+ * that lockless readers (poll) never see it freed.
+ */
+static void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct sock *sk = ps_sk(ps), *ssk;
+	struct pstripe_blk *blk;
+
+	if (!pstripe_sf_live(sf))
+		return;
+	ssk = sf->sock->sk;
+	pstripe_sf_detach(sf);
+	lock_sock(ssk);
+	sock_reset_flag(ssk, SOCK_LINGER);
+	ssk->sk_lingertime = 0;
+	/* tcp_disconnect(): an RST to the peer, queues purged. */
+	ssk->sk_prot->disconnect(ssk, 0);
+	release_sock(ssk);
+	WRITE_ONCE(sf->dead, true);
+	if (sf->alen)
+		ps->ack_pending = true;
+	sf->alen = 0;
+	sf->aoff = 0;
+	sf->cur = NULL;
+	sf->soff = 0;
+	WRITE_ONCE(sf->busy, false);
+	list_for_each_entry(blk, &ps->rtx, node) {
+		if (blk->sf == i) {
+			blk->sf = -1;
+			WRITE_ONCE(ps->orphans, ps->orphans + 1);
+		}
+	}
+	kfree(sf->pull);
+	sf->pull = NULL;
+	WRITE_ONCE(sf->hdr_valid, false);
+	sf->hdr_got = 0;
+	if (ps->rcv_cur == i)
+		WRITE_ONCE(ps->rcv_cur, -1);
+	/* The last ack may have been lost with it. */
+	ps->ack_pending = true;
+	ps->nlive--;
+	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN && ps->rr_next == i)
+		pstripe_rr_advance(ps, i);
+	pr_debug("psock %p: subflow %d failed (%d), %d left\n", ps, i, err,
+		 ps->nlive);
+	if (!ps->nlive) {
+		WRITE_ONCE(sk->sk_err, err < 0 ? -err : ECONNRESET);
+		sk_error_report(sk);
+	}
+	pstripe_wake(sk);
+}
+
+/* A protocol error: reset every subflow; the socket reports @err. */
+static void pstripe_abort(struct pstripe_sock *ps, int err)
+{
+	int i;
+
+	for (i = 0; i < ps->nsf; i++)
+		pstripe_sf_kill(ps, i, err);
+	WRITE_ONCE(ps_sk(ps)->sk_err, -err);
+}
+
+/* The peer expects block @ack next: drop the blocks before it. */
+static int pstripe_got_ack(struct pstripe_sock *ps, u32 ack)
+{
+	if ((s32)(ack - ps->snd_seq) > 0)
+		return -EPROTO;		/* acknowledges a block never sent */
+	if ((s32)(ack - ps->snd_una) <= 0)
+		return 0;
+	ps->snd_una = ack;
+	pstripe_rtx_trim(ps);
 	return 0;
 }
 
 /*
- * Flush every subflow's unfinished block, then the FINs asked by
- * shutdown(SHUT_WR).  Returns the first hard error.
+ * Flush every subflow's unfinished ack and block, give the blocks that
+ * wait for a subflow one, send the acknowledgment, and once both ends of
+ * the stream are done, the subflows' FINs.  A subflow that fails is
+ * killed.
  */
-static int pstripe_push_all(struct pstripe_sock *ps)
+static void pstripe_push_all(struct pstripe_sock *ps)
 {
+	struct pstripe_blk *blk;
 	bool pending = false;
-	int i, r, err = 0;
+	int i, r;
 
+	if (ps->fallback)
+		return;
 	for (i = 0; i < ps->nsf; i++) {
 		struct pstripe_subflow *sf = ps->sf[i];
 
+		if (!pstripe_sf_live(sf))
+			continue;
 		r = pstripe_sf_push(sf);
-		if (r == -EAGAIN) {
+		if (r == -EAGAIN)
 			pending = true;
-			continue;
+		else if (r < 0)
+			pstripe_sf_kill(ps, i, r);
+	}
+	pstripe_rtx_trim(ps);
+
+	/* Blocks of dead subflows, and the end-of-stream block. */
+	if (ps->orphans) {
+		list_for_each_entry(blk, &ps->rtx, node) {
+			if (blk->sf >= 0)
+				continue;
+			i = pstripe_pick(ps, blk->size, true);
+			if (i < 0) {
+				pending = true;
+				break;
+			}
+			pstripe_sf_give(ps, i, blk);
+			r = pstripe_sf_push(ps->sf[i]);
+			if (r == -EAGAIN)
+				pending = true;
+			else if (r < 0)
+				pstripe_sf_kill(ps, i, r);
+			if (!ps->orphans)
+				break;
 		}
-		if (r < 0) {
-			err = err ? err : r;
-			continue;
+	}
+
+	if (ps->ack_pending && ps->nlive) {
+		i = pstripe_pick(ps, 0, true);
+		if (i >= 0) {
+			struct pstripe_subflow *sf = ps->sf[i];
+			struct pstripe_blkhdr *bh = (void *)sf->abuf;
+
+			bh->seq = htonl(ps->rcv_seq);
+			bh->len = htonl(PSTRIPE_LEN_ACK);
+			sf->alen = sizeof(*bh);
+			sf->aoff = 0;
+			WRITE_ONCE(sf->busy, true);
+			ps->ack_sent = ps->rcv_seq;
+			ps->ack_pending = false;
+			r = pstripe_sf_push(sf);
+			if (r == -EAGAIN)
+				pending = true;
+			else if (r < 0)
+				pstripe_sf_kill(ps, i, r);
+		} else {
+			pending = true;
 		}
-		if (ps->snd_fin && !sf->fin_sent) {
+	}
+
+	/*
+	 * TCP FINs only when nothing can need a subflow any more: our
+	 * end-of-stream block acknowledged, the peer's delivered and
+	 * acknowledged.
+	 */
+	if (ps->snd_fin && ps->fin_queued && list_empty(&ps->rtx) &&
+	    READ_ONCE(ps->rcv_eof) && !ps->ack_pending &&
+	    ps->ack_sent == ps->rcv_seq) {
+		for (i = 0; i < ps->nsf; i++) {
+			struct pstripe_subflow *sf = ps->sf[i];
+
+			if (!pstripe_sf_live(sf) || sf->fin_sent || sf->busy)
+				continue;
 			kernel_sock_shutdown(sf->sock, SHUT_WR);
 			sf->fin_sent = true;
 		}
 	}
 	WRITE_ONCE(ps->snd_pending, pending);
-	return err;
+}
+
+/* Queue the end-of-stream block (shutdown(SHUT_WR), close()). */
+static void pstripe_queue_fin(struct pstripe_sock *ps)
+{
+	struct pstripe_blkhdr *bh;
+	struct pstripe_blk *blk;
+
+	if (ps->fallback || ps->fin_queued)
+		return;
+	blk = kzalloc(struct_size(blk, data, sizeof(*bh)), GFP_KERNEL);
+	if (!blk)
+		return;		/* the subflows' FINs still end the stream */
+	bh = (struct pstripe_blkhdr *)blk->data;
+	blk->seq = ps->snd_seq++;
+	blk->size = sizeof(*bh);
+	blk->sf = -1;
+	bh->seq = htonl(blk->seq);
+	bh->len = htonl(PSTRIPE_LEN_FIN);
+	list_add_tail(&blk->node, &ps->rtx);
+	WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes + blk->size);
+	WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt + 1);
+	WRITE_ONCE(ps->orphans, ps->orphans + 1);
+	ps->fin_queued = true;
 }
 
 static void pstripe_release_subflows(struct pstripe_sock *ps)
@@ -402,6 +669,135 @@ static void pstripe_release_subflows(struct pstripe_sock *ps)
 		}
 	}
 	ps->nsf = 0;
+	ps->nlive = 0;
+}
+
+/* Blocks kept for the peer and blocks received ahead: gone with the socket. */
+static void pstripe_free_blocks(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk, *tmp;
+
+	list_for_each_entry_safe(blk, tmp, &ps->rtx, node) {
+		list_del(&blk->node);
+		kfree(blk);
+	}
+	list_for_each_entry_safe(blk, tmp, &ps->ooo, node) {
+		list_del(&blk->node);
+		kfree(blk);
+	}
+	ps->rtx_bytes = 0;
+	ps->rtx_cnt = 0;
+	ps->orphans = 0;
+	ps->ooo_cnt = 0;
+}
+
+/*
+ * No progress for stale_timeout_ms while TCP has data in flight: the path
+ * is gone (link down, everything dropped).  TCP itself would retry for
+ * many minutes.
+ */
+static void pstripe_check_subflows(struct pstripe_sock *ps)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(ps_sk(ps)));
+	unsigned long stale = msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+	bool outstanding = false;
+	int i;
+
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+		struct sock *ssk;
+		struct tcp_sock *tp;
+		u32 una;
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		ssk = sf->sock->sk;
+		tp = tcp_sk(ssk);
+		/* Reset: what it received is read first (parse kills it). */
+		if (READ_ONCE(ssk->sk_err)) {
+			if (!pstripe_sf_readable_data(sf))
+				pstripe_sf_kill(ps, i, -READ_ONCE(ssk->sk_err));
+			continue;
+		}
+		/*
+		 * Stuck means segments in flight and no ack for them; a peer
+		 * that closed its window (not reading) is not stuck.
+		 */
+		una = READ_ONCE(tp->snd_una);
+		if (!READ_ONCE(tp->packets_out) || una != sf->last_una) {
+			sf->last_una = una;
+			sf->progress_at = jiffies;
+			if (READ_ONCE(tp->packets_out))
+				outstanding = true;
+			continue;
+		}
+		if (time_after_eq(jiffies, sf->progress_at + stale)) {
+			pstripe_sf_kill(ps, i, -ETIMEDOUT);
+			continue;
+		}
+		outstanding = true;
+	}
+	if (outstanding || ps->rtx_cnt)
+		queue_delayed_work(pstripe_wq, &ps->work,
+				   max_t(unsigned long, stale / 4, 1));
+}
+
+/*
+ * Read the header at the head of subflow @i unless one is known; acks
+ * are taken on the way.  0 when a header is known or nothing more can be
+ * read now (the subflow may have been killed); <0 a protocol error.
+ */
+static int pstripe_sf_parse(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct pstripe_blkhdr *bh;
+	u32 seq, len;
+	s32 d;
+	int r;
+
+	while (pstripe_sf_live(sf) && !sf->hdr_valid && !sf->eof) {
+		r = pstripe_sf_recv(sf, sf->hdr + sf->hdr_got,
+				    sizeof(sf->hdr) - sf->hdr_got, 0);
+		if (r == -EAGAIN)
+			return 0;
+		if (r < 0) {
+			pstripe_sf_kill(ps, i, r);
+			return 0;
+		}
+		if (r == 0) {
+			if (sf->hdr_got)
+				return -EPROTO;
+			WRITE_ONCE(sf->eof, true);
+			return 0;
+		}
+		sf->hdr_got += r;
+		if (sf->hdr_got < sizeof(sf->hdr))
+			continue;
+		sf->hdr_got = 0;
+		bh = (struct pstripe_blkhdr *)sf->hdr;
+		seq = ntohl(bh->seq);
+		len = ntohl(bh->len);
+		if (len == PSTRIPE_LEN_ACK) {
+			r = pstripe_got_ack(ps, seq);
+			if (r)
+				return r;
+			continue;
+		}
+		if (len != PSTRIPE_LEN_FIN && (!len || len > PSTRIPE_BLK_MAX))
+			return -EPROTO;
+		d = seq - ps->rcv_seq;
+		if (d >= PSTRIPE_WIN_BLKS || d < -PSTRIPE_WIN_BLKS)
+			return -EPROTO;		/* out of the window */
+		sf->blk_seq = seq;
+		sf->blk_fin = len == PSTRIPE_LEN_FIN;
+		sf->blk_len = sf->blk_fin ? 0 : len;
+		sf->blk_rem = sf->blk_len;
+		sf->dup = d < 0;
+		WRITE_ONCE(sf->hdr_valid, true);
+		pstripe_mib_inc(sock_net(ps_sk(ps)),
+				PSTRIPE_MIB_BLOCKS_RECEIVED);
+	}
+	return 0;
 }
 
 /* ---- handshake messages ---- */
@@ -475,6 +871,7 @@ static void pstripe_established(struct pstripe_sock *ps)
 	pstripe_mib_inc(sock_net(sk), ps->csock ? PSTRIPE_MIB_PASSIVE_OPENS :
 						  PSTRIPE_MIB_ACTIVE_OPENS);
 	ps->rcv_cur = -1;
+	ps->nlive = ps->nsf;
 	pstripe_set_state(sk, TCP_ESTABLISHED);
 	pstripe_wake(sk);
 }
@@ -1115,6 +1512,7 @@ static void pstripe_work(struct work_struct *work)
 					       struct pstripe_sock, work);
 	struct sock *sk = ps_sk(ps);
 	struct pstripe_reap reap;
+	int i;
 
 	pstripe_reap_init(&reap);
 	lock_sock(sk);
@@ -1130,8 +1528,17 @@ static void pstripe_work(struct work_struct *work)
 		pstripe_connect_work(ps);
 		break;
 	case TCP_ESTABLISHED:
-		if (pstripe_push_all(ps))
-			WRITE_ONCE(sk->sk_err, EPIPE);
+		if (ps->fallback)
+			break;
+		/* Acks at the subflows' heads; dead subflows; flush. */
+		for (i = 0; i < ps->nsf; i++) {
+			if (pstripe_sf_parse(ps, i)) {
+				pstripe_abort(ps, -EPROTO);
+				break;
+			}
+		}
+		pstripe_check_subflows(ps);
+		pstripe_push_all(ps);
 		pstripe_wake(sk);
 		break;
 	}
@@ -1144,12 +1551,22 @@ out:
 
 void pstripe_sock_init(struct pstripe_sock *ps)
 {
+	struct sock *sk = ps_sk(ps);
+
 	INIT_DELAYED_WORK(&ps->work, pstripe_work);
 	INIT_LIST_HEAD(&ps->pending);
 	INIT_LIST_HEAD(&ps->embryos);
 	INIT_LIST_HEAD(&ps->accept_q);
 	INIT_LIST_HEAD(&ps->lnode);
+	INIT_LIST_HEAD(&ps->rtx);
+	INIT_LIST_HEAD(&ps->ooo);
 	ps->rcv_cur = -1;
+	/*
+	 * Blocks stay in the send buffer until the peer acknowledges them:
+	 * as much room as TCP's largest send buffer (tcp_wmem[2]).
+	 */
+	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf,
+			      READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
 }
 
 /* Subflow 0 exists once bind(), listen() or connect() ran. */
@@ -1408,15 +1825,20 @@ static bool pstripe_rcv_ready(struct pstripe_sock *ps)
 	if (ps->fallback)
 		return pstripe_sf_readable(ps->sf[0]);
 	cur = READ_ONCE(ps->rcv_cur);
-	if (cur >= 0)
-		return pstripe_sf_readable(ps->sf[cur]);
+	if (cur == PSTRIPE_CUR_OOO)
+		return true;
+	/*
+	 * The current block's subflow, or another one: headers to read,
+	 * later blocks to pull, copies to drop, a resent copy of the
+	 * current block when its subflow went silent.
+	 */
 	for (i = 0; i < ps->nsf; i++) {
-		if (!READ_ONCE(ps->sf[i]->hdr_valid) &&
+		if (pstripe_sf_live(ps->sf[i]) &&
 		    !READ_ONCE(ps->sf[i]->eof) &&
 		    pstripe_sf_readable(ps->sf[i]))
 			return true;
 	}
-	return false;
+	return !READ_ONCE(ps->nlive);
 }
 
 static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
@@ -1434,21 +1856,14 @@ static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
 			set_bit(SOCK_NOSPACE, &ssk->sk_socket->flags);
 		return false;
 	}
+	if (!pstripe_rtx_room(ps, payload) || READ_ONCE(ps->orphans))
+		return false;
 	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
-		return pstripe_sf_usable(ps->sf[ps->rr_next], payload, mark);
+		return pstripe_sf_usable(ps->sf[READ_ONCE(ps->rr_next)],
+					 payload, mark);
 	for (i = 0; i < ps->nsf; i++)
 		ok |= pstripe_sf_usable(ps->sf[i], payload, mark);
 	return ok;
-}
-
-static bool pstripe_sf_failed(struct pstripe_sock *ps)
-{
-	int i;
-
-	for (i = 0; i < ps->nsf; i++)
-		if (pstripe_sf_error(ps->sf[i]))
-			return true;
-	return false;
 }
 
 /* Every subflow got the peer's FIN. */
@@ -1456,8 +1871,11 @@ static bool pstripe_peer_fin(struct pstripe_sock *ps)
 {
 	int i;
 
+	if (READ_ONCE(ps->rcv_fin_known))
+		return true;
 	for (i = 0; i < ps->nsf; i++)
-		if (!(READ_ONCE(ps->sf[i]->sock->sk->sk_shutdown) &
+		if (pstripe_sf_live(ps->sf[i]) &&
+		    !(READ_ONCE(ps->sf[i]->sock->sk->sk_shutdown) &
 		      RCV_SHUTDOWN))
 			return false;
 	return ps->nsf > 0;
@@ -1495,8 +1913,6 @@ static __poll_t pstripe_poll(struct file *file, struct socket *sock,
 	if ((shutdown & SEND_SHUTDOWN) ||
 	    pstripe_snd_ready(ps, PSTRIPE_BLK_MAX, true))
 		mask |= EPOLLOUT | EPOLLWRNORM;
-	if (pstripe_sf_failed(ps))
-		mask |= EPOLLERR;
 	return mask;
 }
 
@@ -1507,51 +1923,48 @@ static int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 {
 	size_t left = msg_data_left(msg), blen, got;
 	struct pstripe_blkhdr *bh;
-	struct pstripe_subflow *sf = NULL;
-	int i, best = -1, space = -1, err;
+	struct pstripe_blk *blk;
+	int best, err;
 
-	err = pstripe_push_all(ps);
-	if (err)
-		return err;
+	pstripe_push_all(ps);
+	if (!ps->nlive)
+		return -ECONNRESET;
 	blen = min_t(size_t, left, PSTRIPE_BLK_MAX);
-	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN) {
-		if (pstripe_sf_usable(ps->sf[ps->rr_next], blen, true))
-			best = ps->rr_next;
-	} else {
-		for (i = 0; i < ps->nsf; i++) {
-			struct sock *ssk = ps->sf[i]->sock->sk;
-
-			if (pstripe_sf_usable(ps->sf[i], blen, true) &&
-			    sk_stream_wspace(ssk) > space) {
-				space = sk_stream_wspace(ssk);
-				best = i;
-			}
-		}
-	}
+	/* Resent blocks first; new ones within the send buffer. */
+	if (ps->orphans || !pstripe_rtx_room(ps, blen))
+		return -EAGAIN;
+	best = pstripe_pick(ps, blen, false);
 	if (best < 0)
 		return -EAGAIN;
-	sf = ps->sf[best];
-	if (!sf->sbuf) {
-		sf->sbuf = kmalloc(PSTRIPE_BLK_BUF, GFP_KERNEL);
-		if (!sf->sbuf)
-			return -ENOMEM;
-	}
-	got = copy_from_iter(sf->sbuf + sizeof(*bh), blen, &msg->msg_iter);
-	if (!got)
+	blk = kmalloc(struct_size(blk, data, sizeof(*bh) + blen), GFP_KERNEL);
+	if (!blk)
+		return -ENOMEM;
+	got = copy_from_iter(blk->data + sizeof(*bh), blen, &msg->msg_iter);
+	if (!got) {
+		kfree(blk);
 		return -EFAULT;
-	bh = (struct pstripe_blkhdr *)sf->sbuf;
-	bh->seq = htonl(ps->snd_seq++);
+	}
+	bh = (struct pstripe_blkhdr *)blk->data;
+	blk->seq = ps->snd_seq++;
+	blk->size = sizeof(*bh) + got;
+	blk->sf = best;
+	bh->seq = htonl(blk->seq);
 	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_BLOCKS_SENT);
 	bh->len = htonl(got);
-	sf->soff = 0;
-	WRITE_ONCE(sf->slen, sizeof(*bh) + got);
+	list_add_tail(&blk->node, &ps->rtx);
+	WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes + blk->size);
+	WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt + 1);
+	pstripe_sf_give(ps, best, blk);
 	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
-		ps->rr_next = (ps->rr_next + 1) % ps->nsf;
-	err = pstripe_sf_push(sf);
+		pstripe_rr_advance(ps, best);
+	err = pstripe_sf_push(ps->sf[best]);
 	if (err == -EAGAIN)
 		WRITE_ONCE(ps->snd_pending, true);
 	else if (err)
-		return err;
+		pstripe_sf_kill(ps, best, err);	/* the block waits for another */
+	/* Stale checks run while blocks are unacknowledged. */
+	if (!delayed_work_pending(&ps->work))
+		pstripe_kick(ps);
 	return got;
 }
 
@@ -1633,7 +2046,7 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		}
 		sk_wait_event(sk, &timeo,
 			      pstripe_snd_ready(ps, msg_data_left(msg), true) ||
-			      sk->sk_err || pstripe_sf_failed(ps) ||
+			      sk->sk_err ||
 			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
@@ -1646,59 +2059,222 @@ out:
 	return err;
 }
 
+/* Drop @n bytes of subflow @i: 0 when done, -EAGAIN, or it was killed. */
+static int pstripe_sf_drop(struct pstripe_sock *ps, int i, u32 n)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	u8 scratch[256];
+	int r;
+
+	while (n) {
+		r = pstripe_sf_recv(sf, scratch, min_t(u32, n, sizeof(scratch)),
+				    0);
+		if (r == -EAGAIN)
+			return r;
+		if (r <= 0) {
+			if (r == 0)
+				return -EPROTO;	/* FIN inside a block */
+			pstripe_sf_kill(ps, i, r);
+			return 0;
+		}
+		n -= r;
+		sf->blk_rem -= r;
+	}
+	return 0;
+}
+
+static bool pstripe_ooo_has(struct pstripe_sock *ps, u32 seq)
+{
+	struct pstripe_blk *blk;
+
+	list_for_each_entry(blk, &ps->ooo, node)
+		if (blk->seq == seq)
+			return true;
+	return false;
+}
+
+/* Keep @blk for later unless it is a copy of one delivered or kept. */
+static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
+{
+	struct pstripe_blk *pos;
+
+	if ((s32)(blk->seq - ps->rcv_seq) < 0 || pstripe_ooo_has(ps, blk->seq)) {
+		kfree(blk);
+		return;
+	}
+	list_for_each_entry(pos, &ps->ooo, node) {
+		if ((s32)(pos->seq - blk->seq) > 0)
+			break;
+	}
+	list_add_tail(&blk->node, &pos->node);
+	ps->ooo_cnt++;
+}
+
 /*
- * Read the header of the next block of every subflow that has one coming;
- * find the subflow whose block is the next in sequence.  0: found (or end
- * of stream, @rcv_eof), -EAGAIN: not yet, other: protocol or TCP error.
+ * Block @rcv_seq is at the head of no subflow: copy the block at the head
+ * of subflow @i (a later one) into the reorder queue, so that what is
+ * behind it comes within reach.  0: progress, -EAGAIN: not now.
+ */
+static int pstripe_sf_pull(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct pstripe_blk *blk = sf->pull;
+	bool got = false;
+	int r;
+
+	if (!blk) {
+		blk = kmalloc(struct_size(blk, data, sf->blk_len), GFP_KERNEL);
+		if (!blk)
+			return -ENOMEM;
+		blk->seq = sf->blk_seq;
+		blk->size = sf->blk_len;
+		blk->fin = sf->blk_fin;
+		blk->sf = i;
+		sf->pull = blk;
+		sf->poff = 0;
+	}
+	while (sf->blk_rem) {
+		r = pstripe_sf_recv(sf, blk->data + sf->poff, sf->blk_rem, 0);
+		if (r == -EAGAIN)
+			return got ? 0 : r;
+		if (r == 0)
+			return -EPROTO;		/* FIN inside a block */
+		if (r < 0) {
+			pstripe_sf_kill(ps, i, r);
+			return 0;
+		}
+		sf->poff += r;
+		sf->blk_rem -= r;
+		got = true;
+	}
+	if (blk->fin) {
+		ps->rcv_fin_seq = blk->seq;
+		WRITE_ONCE(ps->rcv_fin_known, true);
+	}
+	sf->pull = NULL;
+	WRITE_ONCE(sf->hdr_valid, false);
+	pstripe_ooo_add(ps, blk);
+	return 0;
+}
+
+static void pstripe_rcv_next(struct pstripe_sock *ps)
+{
+	ps->rcv_seq++;
+	ps->rcv_off = 0;
+	WRITE_ONCE(ps->rcv_cur, -1);
+	if ((s32)(ps->rcv_seq - ps->ack_sent) >= PSTRIPE_ACK_EVERY)
+		ps->ack_pending = true;
+}
+
+/* The end-of-stream block is the next one: the stream is complete. */
+static void pstripe_rcv_fin(struct pstripe_sock *ps)
+{
+	ps->rcv_fin_seq = ps->rcv_seq;
+	WRITE_ONCE(ps->rcv_fin_known, true);
+	pstripe_rcv_next(ps);
+	ps->ack_pending = true;
+	WRITE_ONCE(ps->rcv_eof, true);
+}
+
+/*
+ * Find block @rcv_seq: at the head of the reorder queue, or at the head of
+ * a subflow (reading headers, dropping copies of delivered blocks, and
+ * moving later blocks into the reorder queue until it shows up).  0: found
+ * (or end of stream, @rcv_eof), -EAGAIN: not yet, other: an error.
  */
 static int pstripe_rcv_find(struct pstripe_sock *ps)
 {
-	struct pstripe_blkhdr *bh;
-	int i, r, open = 0, known = 0;
+	struct pstripe_blk *blk;
+	int i, r, open, wait;
+	bool progress;
 
-	for (i = 0; i < ps->nsf; i++) {
-		struct pstripe_subflow *sf = ps->sf[i];
-
-		while (!sf->hdr_valid && !sf->eof) {
-			r = pstripe_sf_recv(sf, sf->hdr + sf->hdr_got,
-					    sizeof(sf->hdr) - sf->hdr_got, 0);
-			if (r == -EAGAIN)
-				break;
-			if (r < 0)
-				return r;
-			if (r == 0) {
-				if (sf->hdr_got)
-					return -EPROTO;
-				WRITE_ONCE(sf->eof, true);
-				break;
-			}
-			sf->hdr_got += r;
-			if (sf->hdr_got < sizeof(sf->hdr))
-				continue;
-			bh = (struct pstripe_blkhdr *)sf->hdr;
-			sf->blk_seq = ntohl(bh->seq);
-			sf->blk_rem = ntohl(bh->len);
-			sf->hdr_got = 0;
-			if (!sf->blk_rem || sf->blk_rem > PSTRIPE_BLK_MAX)
-				return -EPROTO;
-			WRITE_ONCE(sf->hdr_valid, true);
-			pstripe_mib_inc(sock_net(ps_sk(ps)),
-					PSTRIPE_MIB_BLOCKS_RECEIVED);
-		}
-		if (sf->hdr_valid) {
-			known++;
-			if (sf->blk_seq == ps->rcv_seq) {
-				WRITE_ONCE(ps->rcv_cur, i);
+	do {
+		progress = false;
+		open = 0;
+		wait = -1;
+		blk = list_first_entry_or_null(&ps->ooo, struct pstripe_blk,
+					       node);
+		if (blk && blk->seq == ps->rcv_seq) {
+			if (blk->fin) {
+				list_del(&blk->node);
+				ps->ooo_cnt--;
+				kfree(blk);
+				pstripe_rcv_fin(ps);
 				return 0;
 			}
+			WRITE_ONCE(ps->rcv_cur, PSTRIPE_CUR_OOO);
+			return 0;
 		}
-		if (!sf->eof)
-			open++;
+		for (i = 0; i < ps->nsf; i++) {
+			struct pstripe_subflow *sf = ps->sf[i];
+
+			r = pstripe_sf_parse(ps, i);
+			if (r)
+				return r;
+			if (!pstripe_sf_live(sf))
+				continue;
+			if (sf->hdr_valid && !sf->pull &&
+			    (sf->dup ||
+			     (s32)(sf->blk_seq - ps->rcv_seq) < 0 ||
+			     pstripe_ooo_has(ps, sf->blk_seq))) {
+				r = pstripe_sf_drop(ps, i, sf->blk_rem);
+				if (r && r != -EAGAIN)
+					return r;
+				if (!r && pstripe_sf_live(sf)) {
+					WRITE_ONCE(sf->hdr_valid, false);
+					progress = true;
+				}
+				open++;
+				continue;
+			}
+			if (sf->hdr_valid && !sf->pull &&
+			    sf->blk_seq == ps->rcv_seq) {
+				if (sf->blk_fin) {
+					WRITE_ONCE(sf->hdr_valid, false);
+					pstripe_rcv_fin(ps);
+					return 0;
+				}
+				/*
+				 * Its payload is not there yet (its path may
+				 * be gone): look for a resent copy elsewhere,
+				 * and keep the others moving meanwhile.
+				 */
+				if (pstripe_sf_readable_data(sf)) {
+					WRITE_ONCE(ps->rcv_cur, i);
+					return 0;
+				}
+				wait = i;
+			}
+			if (!sf->eof)
+				open++;
+		}
+		if (progress)
+			continue;
+		for (i = 0; i < ps->nsf; i++) {
+			struct pstripe_subflow *sf = ps->sf[i];
+
+			if (!pstripe_sf_live(sf) || !sf->hdr_valid ||
+			    (!sf->pull && sf->blk_seq == ps->rcv_seq))
+				continue;
+			r = pstripe_sf_pull(ps, i);
+			if (!r)
+				progress = true;
+			else if (r != -EAGAIN)
+				return r;
+		}
+	} while (progress);
+
+	if (wait >= 0) {
+		WRITE_ONCE(ps->rcv_cur, wait);
+		return 0;
 	}
-	if (open > known)
+	if (open)
 		return -EAGAIN;
-	if (known)
+	if (!ps->nlive)
+		return -ECONNRESET;
+	if (ps->ooo_cnt)
 		return -EPROTO;	/* a block is missing: the peer broke it */
+	/* Every subflow ended without an end-of-stream block. */
 	WRITE_ONCE(ps->rcv_eof, true);
 	return 0;
 }
@@ -1708,8 +2284,9 @@ static int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 			     int flags)
 {
 	struct pstripe_subflow *sf;
+	struct pstripe_blk *blk;
 	size_t count;
-	int r;
+	int r, i;
 
 	flags = (flags & MSG_PEEK) | MSG_DONTWAIT;
 	if (ps->fallback) {
@@ -1721,6 +2298,7 @@ static int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 			WRITE_ONCE(ps->rcv_eof, true);
 		return r;
 	}
+again:
 	if (ps->rcv_eof)
 		return 0;
 	if (ps->rcv_cur < 0) {
@@ -1730,23 +2308,75 @@ static int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 		if (ps->rcv_eof)
 			return 0;
 	}
-	sf = ps->sf[ps->rcv_cur];
+	if (ps->rcv_cur == PSTRIPE_CUR_OOO) {
+		blk = list_first_entry(&ps->ooo, struct pstripe_blk, node);
+		r = copy_to_iter(blk->data + ps->rcv_off,
+				 blk->size - ps->rcv_off, &msg->msg_iter);
+		if (!r)
+			return -EFAULT;
+		if (flags & MSG_PEEK)
+			return r;
+		ps->rcv_off += r;
+		if (ps->rcv_off == blk->size) {
+			list_del(&blk->node);
+			ps->ooo_cnt--;
+			kfree(blk);
+			pstripe_rcv_next(ps);
+		}
+		return r;
+	}
+	i = ps->rcv_cur;
+	sf = ps->sf[i];
+	/* A copy of a block partly delivered from a subflow that died. */
+	if (sf->blk_len - sf->blk_rem < ps->rcv_off) {
+		r = pstripe_sf_drop(ps, i, ps->rcv_off -
+					   (sf->blk_len - sf->blk_rem));
+		if (r)
+			return r;
+		if (!pstripe_sf_live(sf))
+			goto again;
+	}
 	count = msg_data_left(msg);
 	iov_iter_truncate(&msg->msg_iter, sf->blk_rem);
 	r = sock_recvmsg(sf->sock, msg, flags);
 	iov_iter_reexpand(&msg->msg_iter, count - (r > 0 ? r : 0));
 	if (r == 0)
 		return -EPROTO;		/* FIN inside a block */
+	if (r < 0 && r != -EAGAIN) {
+		pstripe_sf_kill(ps, i, r);
+		goto again;
+	}
+	if (r == -EAGAIN) {
+		/* Elsewhere: a resent copy of this block, later blocks. */
+		WRITE_ONCE(ps->rcv_cur, -1);
+		r = pstripe_rcv_find(ps);
+		if (r)
+			return r;
+		if (ps->rcv_eof || ps->rcv_cur != i)
+			goto again;
+		return -EAGAIN;
+	}
 	if (r < 0 || (flags & MSG_PEEK))
 		return r;
 	sf->bytes_received += r;
 	sf->blk_rem -= r;
+	ps->rcv_off += r;
 	if (!sf->blk_rem) {
 		WRITE_ONCE(sf->hdr_valid, false);
-		ps->rcv_seq++;
-		WRITE_ONCE(ps->rcv_cur, -1);
+		pstripe_rcv_next(ps);
 	}
 	return r;
+}
+
+/* Acknowledge what was delivered before the reader sleeps or returns. */
+static void pstripe_ack_now(struct pstripe_sock *ps)
+{
+	if (ps->fallback || ps_sk(ps)->sk_state != TCP_ESTABLISHED)
+		return;
+	if (ps->rcv_seq != ps->ack_sent)
+		ps->ack_pending = true;
+	if (ps->ack_pending)
+		pstripe_push_all(ps);
 }
 
 static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
@@ -1784,6 +2414,11 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 			break;
 		if (r != -EAGAIN) {
 			err = r;
+			/* Bad input from the peer: reset the connection. */
+			if (r == -EPROTO)
+				pstripe_abort(ps, r);
+			else if (!ps->fallback && !ps->nlive)
+				err = sock_error(sk) ? : r;
 			break;
 		}
 		if (copied >= target || (sk->sk_shutdown & RCV_SHUTDOWN))
@@ -1796,9 +2431,11 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 			err = sock_intr_errno(timeo);
 			break;
 		}
+		pstripe_ack_now(ps);
 		sk_wait_event(sk, &timeo, pstripe_rcv_ready(ps), &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
+	pstripe_ack_now(ps);
 out:
 	release_sock(sk);
 	return copied ? copied : err;
@@ -1826,6 +2463,7 @@ static int pstripe_shutdown(struct socket *sock, int how)
 			kernel_sock_shutdown(ps->sf[0]->sock, SHUT_WR);
 			ps->sf[0]->fin_sent = true;
 		} else {
+			pstripe_queue_fin(ps);
 			pstripe_push_all(ps);
 		}
 	}
@@ -1836,44 +2474,244 @@ out:
 }
 
 /*
- * Last chance for a block TCP had no room for: let TCP queue it beyond
- * SO_SNDBUF, as data already accepted by send() must reach the peer.
+ * Closed connections' subflows, kept until the peer closes them too.
+ *
+ * The peer keeps acknowledging blocks after our close(), as bytes in the
+ * subflows.  A TCP socket closed by close() answers such bytes with a
+ * reset (RFC 1122), and the reset would destroy data still in flight to
+ * the peer.  So close() only shuts the subflows down for writing (a FIN
+ * after the last block) and leaves them here; the graveyard reads and
+ * drops what arrives until the peer's FIN, an error, or
+ * PSTRIPE_GRAVE_SECS, then releases them.  Each holds a reference on its
+ * network namespace meanwhile.
  */
-static void pstripe_sf_flush_final(struct pstripe_subflow *sf)
-{
-	struct sock *ssk = sf->sock->sk;
+#define PSTRIPE_GRAVE_SECS	60
+#define PSTRIPE_GRAVE_POLL	(HZ / 10)
 
-	if (!sf->slen)
+static LIST_HEAD(pstripe_graves);
+static DEFINE_SPINLOCK(pstripe_graves_lock);
+static void pstripe_grave_work(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pstripe_grave_dwork, pstripe_grave_work);
+
+static void pstripe_grave_free(struct pstripe_subflow *sf)
+{
+	struct net *net = sock_net(sf->sock->sk);
+
+	pstripe_sf_free(sf);
+	put_net(net);
+}
+
+/* Drain one subflow: true once it can go. */
+static bool pstripe_grave_drain(struct pstripe_subflow *sf)
+{
+	u8 scratch[256];
+	int r;
+
+	if (time_after_eq(jiffies, sf->deadline))
+		return true;
+	do {
+		r = pstripe_sf_recv(sf, scratch, sizeof(scratch), 0);
+	} while (r > 0);
+	return r != -EAGAIN;
+}
+
+static void pstripe_grave_work(struct work_struct *work)
+{
+	struct pstripe_subflow *sf, *tmp;
+	LIST_HEAD(todo);
+	LIST_HEAD(done);
+
+	spin_lock_bh(&pstripe_graves_lock);
+	list_splice_init(&pstripe_graves, &todo);
+	spin_unlock_bh(&pstripe_graves_lock);
+	list_for_each_entry_safe(sf, tmp, &todo, node)
+		if (pstripe_grave_drain(sf))
+			list_move(&sf->node, &done);
+	list_for_each_entry_safe(sf, tmp, &done, node) {
+		list_del(&sf->node);
+		pstripe_grave_free(sf);
+	}
+	spin_lock_bh(&pstripe_graves_lock);
+	list_splice(&todo, &pstripe_graves);
+	if (!list_empty(&pstripe_graves))
+		queue_delayed_work(pstripe_wq, &pstripe_grave_dwork,
+				   PSTRIPE_GRAVE_POLL);
+	spin_unlock_bh(&pstripe_graves_lock);
+}
+
+/* Hand a closed connection's subflow to the graveyard. */
+static void pstripe_grave_add(struct pstripe_subflow *sf)
+{
+	pstripe_sf_detach(sf);
+	kernel_sock_shutdown(sf->sock, SHUT_WR);
+	get_net(sock_net(sf->sock->sk));
+	sf->deadline = jiffies + PSTRIPE_GRAVE_SECS * HZ;
+	spin_lock_bh(&pstripe_graves_lock);
+	list_add_tail(&sf->node, &pstripe_graves);
+	queue_delayed_work(pstripe_wq, &pstripe_grave_dwork, PSTRIPE_GRAVE_POLL);
+	spin_unlock_bh(&pstripe_graves_lock);
+}
+
+/* Module exit: nothing may stay. */
+static void pstripe_grave_flush(void)
+{
+	struct pstripe_subflow *sf, *tmp;
+	LIST_HEAD(todo);
+
+	cancel_delayed_work_sync(&pstripe_grave_dwork);
+	spin_lock_bh(&pstripe_graves_lock);
+	list_splice_init(&pstripe_graves, &todo);
+	spin_unlock_bh(&pstripe_graves_lock);
+	list_for_each_entry_safe(sf, tmp, &todo, node) {
+		list_del(&sf->node);
+		pstripe_grave_free(sf);
+	}
+}
+
+/* Bytes of @sf's block and ack not yet in TCP. */
+static u32 pstripe_sf_unsent(const struct pstripe_subflow *sf)
+{
+	return (sf->cur ? sf->cur->size - sf->soff : 0) + sf->alen - sf->aoff;
+}
+
+/*
+ * Last chance for what TCP had no room for: let TCP queue it beyond
+ * SO_SNDBUF, as data already accepted by send() must reach the peer.
+ * Blocks that wait for a subflow (of one that died, the end-of-stream
+ * block) go to the first subflow alive.  Nothing is resent after close().
+ */
+static void pstripe_flush_final(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk;
+	int i, first = -1;
+	u32 orphan_bytes = 0;
+
+	list_for_each_entry(blk, &ps->rtx, node)
+		if (blk->sf < 0)
+			orphan_bytes += blk->size;
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+		struct sock *ssk;
+		u32 more;
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		more = pstripe_sf_unsent(sf) + 4 * PSTRIPE_BLK_BUF;
+		if (first < 0) {
+			first = i;
+			more += orphan_bytes;
+		}
+		ssk = sf->sock->sk;
+		lock_sock(ssk);
+		ssk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+		WRITE_ONCE(ssk->sk_sndbuf, ssk->sk_sndbuf + more);
+		release_sock(ssk);
+		if (pstripe_sf_push(sf))
+			pr_debug("close: part of a block not queued\n");
+	}
+	if (first < 0)
 		return;
-	lock_sock(ssk);
-	ssk->sk_userlocks |= SOCK_SNDBUF_LOCK;
-	WRITE_ONCE(ssk->sk_sndbuf, ssk->sk_sndbuf + 4 * PSTRIPE_BLK_BUF);
-	release_sock(ssk);
-	if (pstripe_sf_push(sf))
-		pr_debug("close: %u bytes of a block not queued\n",
-			 sf->slen - sf->soff);
+	list_for_each_entry(blk, &ps->rtx, node) {
+		if (blk->sf >= 0)
+			continue;
+		if (ps->sf[first]->busy)
+			break;
+		pstripe_sf_give(ps, first, blk);
+		if (pstripe_sf_push(ps->sf[first]))
+			break;
+	}
+}
+
+/*
+ * Did the application leave data unread?  Acks at the subflows' heads are
+ * taken first: they are ours, not the application's.
+ */
+static bool pstripe_unread(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk;
+	int i;
+
+	list_for_each_entry(blk, &ps->ooo, node)
+		if (!blk->fin)
+			return true;
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		if (pstripe_sf_parse(ps, i))
+			return true;
+		/* The peer's end of stream is not data. */
+		if (pstripe_sf_live(sf) && sf->hdr_valid && sf->blk_fin) {
+			WRITE_ONCE(sf->hdr_valid, false);
+			if (pstripe_sf_parse(ps, i))
+				return true;
+		}
+		if (!pstripe_sf_live(sf))
+			continue;
+		if (sf->hdr_valid || sf->hdr_got ||
+		    (!sf->eof && pstripe_sf_readable_data(sf)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every data block acknowledged: only our end-of-stream block may be left
+ * (a peer that closes without reading to the end never acknowledges it).
+ */
+static bool pstripe_data_acked(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk;
+
+	blk = list_first_entry_or_null(&ps->rtx, struct pstripe_blk, node);
+	return !blk || (ps->fin_queued && blk->seq == ps->snd_seq - 1);
+}
+
+/*
+ * close() stays until the peer acknowledged every data block, so that the
+ * blocks of a subflow that dies meanwhile are still resent: at most the
+ * SO_LINGER time when set, else 2 * stale_timeout_ms; at once when every
+ * subflow is gone or a signal is pending.
+ */
+static void pstripe_close_wait(struct pstripe_sock *ps)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(ps_sk(ps)));
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = ps_sk(ps);
+	long timeo;
+
+	timeo = sock_flag(sk, SOCK_LINGER) ? sk->sk_lingertime :
+		2 * msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (timeo && !pstripe_data_acked(ps) && ps->nlive &&
+	       !signal_pending(current))
+		sk_wait_event(sk, &timeo,
+			      pstripe_data_acked(ps) || !ps->nlive, &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
 void pstripe_close(struct sock *sk, long timeout)
 {
 	struct pstripe_sock *ps = pstripe_sk(sk);
-	struct pstripe_subflow *sfs[PSOCK_STREAM_CNT_LIMIT];
 	struct pstripe_sock *child;
 	struct pstripe_reap reap;
-	int i, n = 0;
+	bool est;
+	int i;
 
 	pstripe_reap_init(&reap);
 	lock_sock(sk);
+	est = sk->sk_state == TCP_ESTABLISHED;
+	if (est && !ps->fallback) {
+		pstripe_queue_fin(ps);
+		pstripe_push_all(ps);
+		pstripe_close_wait(ps);
+	}
 	ps->closing = true;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
-	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++) {
-		if (!ps->sf[i])
-			continue;
-		pstripe_sf_detach(ps->sf[i]);
-		sfs[n++] = ps->sf[i];
-		ps->sf[i] = NULL;
-	}
-	ps->nsf = 0;
+	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
+		if (ps->sf[i])
+			pstripe_sf_detach(ps->sf[i]);
 	list_splice_init(&ps->pending, &reap.subflows);
 	list_splice_init(&ps->embryos, &reap.children);
 	list_splice_init(&ps->accept_q, &reap.children);
@@ -1890,10 +2728,22 @@ void pstripe_close(struct sock *sk, long timeout)
 	/* Nothing queues the work now; wait for a run in progress. */
 	cancel_delayed_work_sync(&ps->work);
 
-	for (i = 0; i < n; i++) {
-		pstripe_sf_flush_final(sfs[i]);
-		pstripe_sf_free(sfs[i]);
+	lock_sock(sk);
+	if (est && !ps->fallback) {
+		bool unread = pstripe_unread(ps);
+
+		pstripe_flush_final(ps);
+		/* As TCP: a reset when data was left unread. */
+		for (i = 0; !unread && i < ps->nsf; i++) {
+			if (pstripe_sf_live(ps->sf[i])) {
+				pstripe_grave_add(ps->sf[i]);
+				ps->sf[i] = NULL;
+			}
+		}
 	}
+	pstripe_release_subflows(ps);
+	pstripe_free_blocks(ps);
+	release_sock(sk);
 	pstripe_reap_all(&reap);
 	pstripe_wake(sk);
 	sk_common_release(sk);
@@ -1949,6 +2799,7 @@ int pstripe_stream_init(void)
 
 void pstripe_stream_exit(void)
 {
+	pstripe_grave_flush();
 	destroy_workqueue(pstripe_wq);
 }
 
@@ -2009,7 +2860,9 @@ int pstripe_get_info(struct sock *sk, char __user *optval,
 
 	lock_sock(sk);
 	pstripe_sync_opts(sk);
-	info.num = sk->sk_state == TCP_LISTEN ? 0 : ps->nsf;
+	info.num = 0;
+	for (i = 0; sk->sk_state != TCP_LISTEN && i < ps->nsf; i++)
+		info.num += pstripe_sf_live(ps->sf[i]);
 	info.size_kernel = sizeof(si);
 	info.size_user = copy;
 	info.flags = 0;
@@ -2022,13 +2875,13 @@ int pstripe_get_info(struct sock *sk, char __user *optval,
 		if (ps->fallback)
 			info.flags |= PSOCK_INFO_FALLBACK;
 	}
-	for (i = 0; copy && i < (int)info.num; i++) {
+	for (i = 0; copy && info.num && i < ps->nsf; i++) {
 		int off = sizeof(info) + filled * info.size_user;
 
 		/* Entries are size_user bytes apart, as the caller laid out. */
 		if (len - off < (int)copy)
 			break;
-		if (!ps->sf[i])
+		if (!pstripe_sf_live(ps->sf[i]))
 			continue;
 		pstripe_sf_info(sk, ps->sf[i], &si);
 		if (copy_to_user(optval + off, &si, copy)) {

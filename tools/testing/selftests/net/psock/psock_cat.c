@@ -15,6 +15,8 @@
  *   -a ADDR   PSOCK_ADD_LOCAL_ADDR (repeatable; port 0)
  *   -w        half-close only after the peer's end of stream (for a peer
  *             such as "nc -l", which stops sending at our end of stream)
+ *   -W MS     wait MS milliseconds after the end of the stream before the
+ *             last PSOCK_INFO (subflow failures are noticed meanwhile)
  *   -i        on standard error: "streams=N driver=D fallback=F" once
  *             connected, and at the end "end: subflows=N" plus one line
  *             "path ADDR subflows=N sent=B received=B from=LOCAL" per
@@ -156,6 +158,7 @@ int main(int argc, char **argv)
 {
 	int family = AF_INET, proto = IPPROTO_PSOCK, listen_mode = 0, info = 0;
 	int rcmd = 0, max = 0, driver = -1, opt, fd, i, one = 1, naddr = 0;
+	int wait_ms = 0;
 	const char *addrs[MAX_ADDRS];
 	struct sockaddr_storage ss = { 0 };
 	static char buf[65536];
@@ -164,7 +167,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	ssize_t r;
 
-	while ((opt = getopt(argc, argv, "6tln:m:d:a:iw")) != -1) {
+	while ((opt = getopt(argc, argv, "6tln:m:d:a:iwW:")) != -1) {
 		switch (opt) {
 		case '6':
 			family = AF_INET6;
@@ -195,13 +198,16 @@ int main(int argc, char **argv)
 		case 'w':
 			wait_peer = 1;
 			break;
+		case 'W':
+			wait_ms = atoi(optarg);
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (argc - optind != (listen_mode ? 1 : 2)) {
 		fprintf(stderr,
-			"usage: psock_cat [-6tiw] [-n N] [-m N] [-d N] [-a ADDR] -l PORT | HOST PORT\n");
+			"usage: psock_cat [-6tiw] [-W MS] [-n N] [-m N] [-d N] [-a ADDR] -l PORT | HOST PORT\n");
 		return 2;
 	}
 	ss.ss_family = family;
@@ -291,6 +297,8 @@ int main(int argc, char **argv)
 		perror("shutdown");
 		return 1;
 	}
+	if (wait_ms)
+		usleep(wait_ms * 1000);
 	if (info && proto == IPPROTO_PSOCK) {
 		if (get_info(fd, &ib))
 			return 1;

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A raw TCP peer that speaks the PSOCK handshake and data path badly:
+ * wrong lengths, absurd counts, an unknown driver, a wrong token, blocks
+ * out of the window, acknowledgements of blocks never sent.  The PSOCK
+ * end must refuse or reset the connection (never hand it to accept() or
+ * deliver the bad data), without crash, leak (the VM harness checks the
+ * kernel log, kmemleak and the socket counts) or hang (timeouts).
+ */
+#include <poll.h>
+#include <sys/wait.h>
+
+#include "psock_lib.h"
+#include "kselftest_harness.h"
+
+#define MAGIC		0x50534b54
+#define T_SHELLO	1
+#define T_CHELLO	2
+#define T_JOIN		3
+#define LEN_ACK		0x80000000U
+
+struct hello {
+	uint32_t	magic;
+	uint8_t		version, type, rcmd, max, driver, n, index, family;
+	uint16_t	port, reserved;
+	uint64_t	token;
+	uint8_t		addr[16];
+};
+
+_Static_assert(sizeof(struct hello) == 40, "the wire layout");
+
+static void hello_init(struct hello *h, int type)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = htonl(MAGIC);
+	h->version = 1;
+	h->type = type;
+	h->rcmd = 1;
+	h->max = 1;
+}
+
+/* Read exactly @len bytes within 5 s: 0, or -1. */
+static int read_full(int fd, void *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t r;
+
+		if (poll(&p, 1, 5000) != 1)
+			return -1;
+		r = recv(fd, (char *)buf + got, len - got, 0);
+		if (r <= 0)
+			return -1;
+		got += r;
+	}
+	return 0;
+}
+
+/*
+ * Wait (at most 10 s) for the PSOCK end to close or reset the raw
+ * connection: 0 when it did.
+ */
+static int wait_refused(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char buf[256];
+
+	while (poll(&p, 1, 10000) == 1) {
+		ssize_t r = recv(fd, buf, sizeof(buf), 0);
+
+		if (r <= 0)
+			return 0;
+	}
+	return -1;
+}
+
+static int peer_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+FIXTURE(srv)
+{
+	int lfd, port;
+};
+
+FIXTURE_SETUP(srv)
+{
+	int ms = 300;
+	FILE *f;
+
+	ASSERT_EQ(0, netns_lo());
+	f = fopen("/proc/sys/net/psock/hello_timeout_ms", "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "%d\n", ms);
+	fclose(f);
+	self->lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &self->port);
+	ASSERT_LE(0, self->lfd);
+}
+
+FIXTURE_TEARDOWN(srv)
+{
+	close(self->lfd);
+}
+
+/* A raw client up to the server hello; its token in *token. */
+static int raw_client(int port, uint64_t *token)
+{
+	struct hello h;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	char probe = (char)0xa5;
+
+	if (fd < 0 || lo_connect(fd, AF_INET, port) ||
+	    send(fd, &probe, 1, MSG_OOB) != 1 ||
+	    read_full(fd, &h, sizeof(h)) || h.type != T_SHELLO) {
+		close(fd);
+		return -1;
+	}
+	*token = h.token;
+	return fd;
+}
+
+/* Nothing may reach accept() within the hello timeout and some. */
+static int nothing_accepted(int lfd)
+{
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+
+	return poll(&p, 1, 1000) == 0 ? 0 : -1;
+}
+
+static void bad_chello(struct __test_metadata *_metadata, int lfd, int port,
+		       void (*spoil)(struct hello *h), size_t len)
+{
+	struct hello c;
+	uint64_t token;
+	int fd = raw_client(port, &token);
+
+	ASSERT_LE(0, fd);
+	hello_init(&c, T_CHELLO);
+	c.n = 1;
+	c.token = token;
+	spoil(&c);
+	ASSERT_EQ((ssize_t)len, send(fd, &c, len, 0));
+	EXPECT_EQ(0, wait_refused(fd));
+	EXPECT_EQ(0, nothing_accepted(lfd));
+	close(fd);
+}
+
+static void spoil_none(struct hello *h)
+{
+	(void)h;
+}
+
+static void spoil_counts(struct hello *h)
+{
+	h->rcmd = 200;
+	h->max = 0;
+}
+
+static void spoil_driver(struct hello *h)
+{
+	h->driver = 7;
+}
+
+static void spoil_token(struct hello *h)
+{
+	h->token ^= 1;
+}
+
+static void spoil_n(struct hello *h)
+{
+	h->n = 3;
+}
+
+static void spoil_version(struct hello *h)
+{
+	h->version = 9;
+}
+
+TEST_F(srv, short_client_hello)
+{
+	bad_chello(_metadata, self->lfd, self->port, spoil_none, 20);
+}
+
+TEST_F(srv, absurd_counts)
+{
+	bad_chello(_metadata, self->lfd, self->port, spoil_counts,
+		   sizeof(struct hello));
+}
+
+TEST_F(srv, unknown_driver)
+{
+	bad_chello(_metadata, self->lfd, self->port, spoil_driver,
+		   sizeof(struct hello));
+}
+
+TEST_F(srv, wrong_token)
+{
+	bad_chello(_metadata, self->lfd, self->port, spoil_token,
+		   sizeof(struct hello));
+}
+
+TEST_F(srv, stream_count_disagrees)
+{
+	bad_chello(_metadata, self->lfd, self->port, spoil_n,
+		   sizeof(struct hello));
+}
+
+TEST_F(srv, wrong_version)
+{
+	bad_chello(_metadata, self->lfd, self->port, spoil_version,
+		   sizeof(struct hello));
+}
+
+TEST_F(srv, join_with_unknown_token)
+{
+	struct hello j;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, self->port));
+	hello_init(&j, T_JOIN);
+	j.index = 1;
+	j.token = 0x1234;
+	ASSERT_EQ((ssize_t)sizeof(j), send(fd, &j, sizeof(j), 0));
+	EXPECT_EQ(0, wait_refused(fd));
+	EXPECT_EQ(0, nothing_accepted(self->lfd));
+	close(fd);
+}
+
+/*
+ * A complete one-subflow handshake, then a bad data-path header: the
+ * server's recv() fails with EPROTO and the raw peer sees a reset.
+ */
+static void bad_block(struct __test_metadata *_metadata, int lfd, int port,
+		      uint32_t seq, uint32_t len)
+{
+	uint32_t hdr[2] = { htonl(seq), htonl(len) };
+	struct hello c;
+	uint64_t token;
+	char buf[64];
+	int fd, a;
+
+	fd = raw_client(port, &token);
+	ASSERT_LE(0, fd);
+	hello_init(&c, T_CHELLO);
+	c.n = 1;
+	c.token = token;
+	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
+	a = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ((ssize_t)sizeof(hdr), send(fd, hdr, sizeof(hdr), 0));
+	memset(buf, 'x', sizeof(buf));
+	send(fd, buf, sizeof(buf), 0);
+	EXPECT_EQ(-1, recv(a, buf, sizeof(buf), 0));
+	EXPECT_EQ(EPROTO, errno);
+	EXPECT_EQ(0, wait_refused(fd));
+	/* The connection stays failed; close() must not hang. */
+	EXPECT_EQ(-1, send(a, buf, 1, MSG_NOSIGNAL));
+	close(a);
+	close(fd);
+}
+
+TEST_F(srv, block_seq_beyond_window)
+{
+	bad_block(_metadata, self->lfd, self->port, 5000, 10);
+}
+
+TEST_F(srv, block_seq_far_behind)
+{
+	bad_block(_metadata, self->lfd, self->port, 0x80000000U, 10);
+}
+
+TEST_F(srv, block_len_zero)
+{
+	bad_block(_metadata, self->lfd, self->port, 0, 0);
+}
+
+TEST_F(srv, block_len_too_big)
+{
+	bad_block(_metadata, self->lfd, self->port, 0, 16377);
+}
+
+TEST_F(srv, ack_of_blocks_never_sent)
+{
+	bad_block(_metadata, self->lfd, self->port, 77, LEN_ACK);
+}
+
+TEST_F(srv, block_cut_by_fin)
+{
+	uint32_t hdr[2] = { htonl(0), htonl(1000) };
+	struct hello c;
+	uint64_t token;
+	char buf[64];
+	int fd, a;
+
+	fd = raw_client(self->port, &token);
+	ASSERT_LE(0, fd);
+	hello_init(&c, T_CHELLO);
+	c.n = 1;
+	c.token = token;
+	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ((ssize_t)sizeof(hdr), send(fd, hdr, sizeof(hdr), 0));
+	ASSERT_EQ(10, send(fd, "0123456789", 10, 0));
+	shutdown(fd, SHUT_WR);
+	EXPECT_EQ(10, recv(a, buf, sizeof(buf), 0));
+	EXPECT_EQ(-1, recv(a, buf, sizeof(buf), 0));
+	EXPECT_EQ(EPROTO, errno);
+	close(a);
+	close(fd);
+}
+
+/*
+ * A raw server answering a PSOCK client's probe with a bad server hello
+ * (followed by @extra address messages): connect() fails with EPROTO.
+ */
+static void bad_shello(struct __test_metadata *_metadata, int rcmd, int max,
+		       int naddr, int extra)
+{
+	struct sockaddr_storage ss;
+	struct hello h[4];
+	int lfd, port, c, i;
+	socklen_t len;
+	pid_t pid;
+
+	ASSERT_EQ(0, netns_lo());
+	lfd = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct pollfd p = { .events = POLLPRI };
+		char probe, buf[256];
+
+		p.fd = accept(lfd, NULL, NULL);
+		if (p.fd < 0 || poll(&p, 1, 5000) != 1 ||
+		    recv(p.fd, &probe, 1, MSG_OOB) != 1)
+			_exit(2);
+		hello_init(&h[0], T_SHELLO);
+		h[0].rcmd = rcmd;
+		h[0].max = max;
+		h[0].n = naddr;
+		for (i = 1; i <= extra; i++) {
+			hello_init(&h[i], 4);
+			/* The second one claims to be the first again. */
+			h[i].index = i == 2 ? 1 : i;
+			h[i].family = 4;
+		}
+		if (send(p.fd, h, (1 + extra) * sizeof(h[0]), 0) !=
+		    (ssize_t)((1 + extra) * sizeof(h[0])))
+			_exit(3);
+		/* Until the client gives up. */
+		p.events = POLLIN;
+		while (poll(&p, 1, 10000) == 1 &&
+		       recv(p.fd, buf, sizeof(buf), 0) > 0)
+			;
+		_exit(0);
+	}
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	len = lo_addr(AF_INET, port, &ss);
+	EXPECT_EQ(-1, connect(c, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(EPROTO, errno);
+	close(c);
+	close(lfd);
+	EXPECT_EQ(0, peer_status(pid));
+}
+
+TEST(server_hello_absurd_counts)
+{
+	bad_shello(_metadata, 0, 200, 0, 0);
+}
+
+TEST(server_hello_too_many_addresses)
+{
+	bad_shello(_metadata, 1, 1, 200, 0);
+}
+
+TEST(server_hello_address_out_of_order)
+{
+	/* Says two address messages; the second has index 2, sent as 1. */
+	bad_shello(_metadata, 1, 1, 3, 3);
+}
+
+TEST_HARNESS_MAIN
