@@ -2631,6 +2631,13 @@ static bool pstripe_unread(struct pstripe_sock *ps)
 	struct pstripe_blk *blk;
 	int i;
 
+	/*
+	 * The whole stream was read: what is left (pieces of blocks from a
+	 * subflow that went silent, resent copies) was delivered already.
+	 */
+	if (ps->rcv_eof)
+		return false;
+
 	list_for_each_entry(blk, &ps->ooo, node)
 		if (!blk->fin)
 			return true;
