@@ -133,6 +133,16 @@ struct pstripe_blkhdr {
  * from the receiver's next one (either way) is a protocol error.
  */
 #define PSTRIPE_WIN_BLKS	1024
+/*
+ * At most this many bytes (headers and payload) are unacknowledged, so a
+ * receiver never needs more than PSTRIPE_RCV_WIN for its reorder queue:
+ * the blocks (payload and struct pstripe_blk) and one block being copied
+ * per subflow.  A peer that makes it hold more is broken or hostile.
+ */
+#define PSTRIPE_WIN_BYTES	(4U << 20)
+#define PSTRIPE_RCV_WIN		(PSTRIPE_WIN_BYTES + \
+				 PSTRIPE_WIN_BLKS * sizeof(struct pstripe_blk) + \
+				 PSOCK_STREAM_CNT_LIMIT * PSTRIPE_BLK_BUF)
 /* The receiver acknowledges at least every this many blocks. */
 #define PSTRIPE_ACK_EVERY	8
 
@@ -192,6 +202,8 @@ struct pstripe_blk {
  * @poff: bytes of @pull copied
  * @last_una: TCP snd_una at @progress_at
  * @progress_at: jiffies when TCP last saw an ack or had nothing in flight
+ *	(at the last stale check)
+ * @in_flight: the last stale check saw data in flight
  * @bytes_sent: bytes written to TCP, headers included
  * @bytes_received: bytes read from TCP, headers included
  */
@@ -229,6 +241,7 @@ struct pstripe_subflow {
 	u32			poff;
 	u32			last_una;
 	unsigned long		progress_at;
+	bool			in_flight;
 	u64			bytes_sent;
 	u64			bytes_received;
 };
@@ -292,7 +305,8 @@ struct pstripe_sf_opts {
  * @fin_queued: the end-of-stream block is in @rtx (or was acknowledged)
  * @ack_sent: last acknowledgment sent
  * @ack_pending: an acknowledgment waits for a subflow
- * @ooo: blocks received ahead of @rcv_seq (struct pstripe_blk)
+ * @ooo: blocks received ahead of @rcv_seq (struct pstripe_blk); they and
+ *	the subflows' @pull blocks are charged to sk_rmem_alloc
  * @ooo_cnt: blocks in @ooo
  * @rcv_off: bytes of block @rcv_seq already delivered
  * @rcv_fin_known: the peer's end-of-stream block was seen ...

@@ -116,6 +116,13 @@ static void pstripe_kick(struct pstripe_sock *ps)
 	mod_delayed_work(pstripe_wq, &ps->work, 0);
 }
 
+static unsigned long pstripe_stale_jiffies(const struct sock *sk)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+
+	return msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+}
+
 /* ---- callbacks (softirq) ---- */
 
 enum { PSTRIPE_EV_DATA, PSTRIPE_EV_SPACE, PSTRIPE_EV_STATE };
@@ -127,7 +134,7 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 	struct sock *sk;
 
 	read_lock_bh(&ssk->sk_callback_lock);
-	sf = ssk->sk_user_data;
+	sf = __locked_read_sk_user_data_with_flags(ssk, 0);
 	sk = sf ? sf->owner : NULL;
 	if (sk) {
 		ps = pstripe_sk(sk);
@@ -160,16 +167,26 @@ static void pstripe_sf_state_change(struct sock *ssk)
 	pstripe_sf_event(ssk, PSTRIPE_EV_STATE);
 }
 
-static void pstripe_sf_attach(struct pstripe_subflow *sf, struct sock *owner)
+/*
+ * Install our callbacks on @sf's TCP socket.  A connection accepted by
+ * our TCP listener @lsf was cloned from it with our callbacks already in
+ * place: the ones to restore are the listener's saved ones.  NOCOPY keeps
+ * the listener's @sf out of such clones (sk_clone_lock()), so that their
+ * events before kernel_accept() find no subflow to wake.
+ */
+static void pstripe_sf_attach(struct pstripe_subflow *sf, struct sock *owner,
+			      const struct pstripe_subflow *lsf)
 {
 	struct sock *ssk = sf->sock->sk;
 
 	write_lock_bh(&ssk->sk_callback_lock);
-	sf->saved_data_ready = ssk->sk_data_ready;
-	sf->saved_write_space = ssk->sk_write_space;
-	sf->saved_state_change = ssk->sk_state_change;
+	sf->saved_data_ready = lsf ? lsf->saved_data_ready : ssk->sk_data_ready;
+	sf->saved_write_space = lsf ? lsf->saved_write_space :
+				      ssk->sk_write_space;
+	sf->saved_state_change = lsf ? lsf->saved_state_change :
+				       ssk->sk_state_change;
 	sf->owner = owner;
-	ssk->sk_user_data = sf;
+	__rcu_assign_sk_user_data_with_flags(ssk, sf, SK_USER_DATA_NOCOPY);
 	ssk->sk_data_ready = pstripe_sf_data_ready;
 	ssk->sk_write_space = pstripe_sf_write_space;
 	ssk->sk_state_change = pstripe_sf_state_change;
@@ -196,7 +213,7 @@ static void pstripe_sf_detach(struct pstripe_subflow *sf)
 	ssk->sk_data_ready = sf->saved_data_ready;
 	ssk->sk_write_space = sf->saved_write_space;
 	ssk->sk_state_change = sf->saved_state_change;
-	ssk->sk_user_data = NULL;
+	rcu_assign_sk_user_data(ssk, NULL);
 	sf->owner = NULL;
 	sf->attached = false;
 	write_unlock_bh(&ssk->sk_callback_lock);
@@ -252,29 +269,72 @@ static struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	}
 	sf->index = index;
 	INIT_LIST_HEAD(&sf->node);
-	pstripe_sf_attach(sf, sk);
+	pstripe_sf_attach(sf, sk, NULL);
 	return sf;
 }
 
-/* Wrap a TCP socket accepted by a listener. */
+/* Wrap a TCP socket accepted by @owner's TCP listener. */
 static struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 					       struct sock *owner)
 {
+	const struct pstripe_subflow *lsf = pstripe_sk(owner)->sf[0];
 	struct pstripe_subflow *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
 
 	if (!sf)
 		return NULL;
 	sf->sock = sock;
 	INIT_LIST_HEAD(&sf->node);
-	pstripe_sf_attach(sf, owner);
+	pstripe_sf_attach(sf, owner, lsf);
 	return sf;
 }
 
+/*
+ * Received blocks kept by the PSOCK socket itself (the reorder queue and
+ * the block being copied into it) are charged to its sk_rmem_alloc.  The
+ * limit is sk_rcvbuf, never less than what a peer keeping to the window
+ * can make us hold (PSTRIPE_RCV_WIN): past it the peer is broken, and
+ * -EPROTO resets the connection.
+ */
+static struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
+					      u32 len)
+{
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_blk *blk;
+	size_t size = struct_size(blk, data, len);
+	size_t limit = max_t(size_t, READ_ONCE(sk->sk_rcvbuf), PSTRIPE_RCV_WIN);
+
+	if (atomic_read(&sk->sk_rmem_alloc) + size > limit)
+		return ERR_PTR(-EPROTO);
+	blk = kmalloc(size, GFP_KERNEL);
+	if (!blk)
+		return ERR_PTR(-ENOMEM);
+	atomic_add(size, &sk->sk_rmem_alloc);
+	blk->size = len;
+	return blk;
+}
+
+static void pstripe_rblk_free(struct pstripe_sock *ps, struct pstripe_blk *blk)
+{
+	if (!blk)
+		return;
+	atomic_sub(struct_size(blk, data, blk->size), &ps_sk(ps)->sk_rmem_alloc);
+	kfree(blk);
+}
+
+/* Drop the block @sf was copying into the reorder queue. */
+static void pstripe_sf_drop_pull(struct pstripe_sock *ps,
+				 struct pstripe_subflow *sf)
+{
+	pstripe_rblk_free(ps, sf->pull);
+	sf->pull = NULL;
+}
+
+/* The subflow's @pull was dropped (pstripe_sf_drop_pull()) by its owner. */
 static void pstripe_sf_free(struct pstripe_subflow *sf)
 {
+	WARN_ON_ONCE(sf->pull);
 	pstripe_sf_detach(sf);
 	sock_release(sf->sock);
-	kfree(sf->pull);
 	kfree(sf);
 }
 
@@ -359,15 +419,19 @@ static bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
 /*
  * Room for one more unacknowledged block of @payload bytes: the blocks
  * kept for resending are bounded by the socket's send buffer and by the
- * receiver's window.
+ * receiver's window (PSTRIPE_WIN_BLKS blocks, PSTRIPE_WIN_BYTES bytes).
  */
 static bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 {
 	struct sock *sk = ps_sk(ps);
 
+	u32 limit = max_t(u32, READ_ONCE(sk->sk_sndbuf), 2 * PSTRIPE_BLK_BUF);
+
+	/* The receiver holds no more than the protocol's window for us. */
+	limit = min_t(u32, limit, PSTRIPE_WIN_BYTES);
 	return READ_ONCE(ps->rtx_cnt) < PSTRIPE_WIN_BLKS - 1 &&
 	       READ_ONCE(ps->rtx_bytes) + sizeof(struct pstripe_blkhdr) +
-	       payload <= max_t(u32, READ_ONCE(sk->sk_sndbuf), 2 * PSTRIPE_BLK_BUF);
+	       payload <= limit;
 }
 
 /* The subflow that takes the next block: -1 when none can. */
@@ -501,8 +565,7 @@ static void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
 			WRITE_ONCE(ps->orphans, ps->orphans + 1);
 		}
 	}
-	kfree(sf->pull);
-	sf->pull = NULL;
+	pstripe_sf_drop_pull(ps, sf);
 	WRITE_ONCE(sf->hdr_valid, false);
 	sf->hdr_got = 0;
 	if (ps->rcv_cur == i)
@@ -551,6 +614,7 @@ static int pstripe_got_ack(struct pstripe_sock *ps, u32 ack)
  */
 static void pstripe_push_all(struct pstripe_sock *ps)
 {
+	u32 ack_sent = ps->ack_sent;
 	struct pstripe_blk *blk;
 	bool pending = false;
 	int i, r;
@@ -632,6 +696,16 @@ static void pstripe_push_all(struct pstripe_sock *ps)
 		}
 	}
 	WRITE_ONCE(ps->snd_pending, pending);
+	/*
+	 * An ack written to a subflow whose path is gone is lost with it:
+	 * the stale check must watch that subflow even when we have no
+	 * block of our own in flight (it runs while data is outstanding).
+	 */
+	if (ack_sent != ps->ack_sent && !ps->closing &&
+	    !delayed_work_pending(&ps->work))
+		queue_delayed_work(pstripe_wq, &ps->work,
+				   max_t(unsigned long,
+					 pstripe_stale_jiffies(ps_sk(ps)) / 4, 1));
 }
 
 /* Queue the end-of-stream block (shutdown(SHUT_WR), close()). */
@@ -664,6 +738,7 @@ static void pstripe_release_subflows(struct pstripe_sock *ps)
 
 	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++) {
 		if (ps->sf[i]) {
+			pstripe_sf_drop_pull(ps, ps->sf[i]);
 			pstripe_sf_free(ps->sf[i]);
 			ps->sf[i] = NULL;
 		}
@@ -683,7 +758,7 @@ static void pstripe_free_blocks(struct pstripe_sock *ps)
 	}
 	list_for_each_entry_safe(blk, tmp, &ps->ooo, node) {
 		list_del(&blk->node);
-		kfree(blk);
+		pstripe_rblk_free(ps, blk);
 	}
 	ps->rtx_bytes = 0;
 	ps->rtx_cnt = 0;
@@ -698,8 +773,7 @@ static void pstripe_free_blocks(struct pstripe_sock *ps)
  */
 static void pstripe_check_subflows(struct pstripe_sock *ps)
 {
-	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(ps_sk(ps)));
-	unsigned long stale = msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+	unsigned long stale = pstripe_stale_jiffies(ps_sk(ps));
 	bool outstanding = false;
 	int i;
 
@@ -721,13 +795,17 @@ static void pstripe_check_subflows(struct pstripe_sock *ps)
 		}
 		/*
 		 * Stuck means segments in flight and no ack for them; a peer
-		 * that closed its window (not reading) is not stuck.
+		 * that closed its window (not reading) is not stuck.  The
+		 * clock starts when this check first sees data in flight:
+		 * a subflow that was idle since the last check is not late.
 		 */
 		una = READ_ONCE(tp->snd_una);
-		if (!READ_ONCE(tp->packets_out) || una != sf->last_una) {
+		if (!READ_ONCE(tp->packets_out) || una != sf->last_una ||
+		    !sf->in_flight) {
 			sf->last_una = una;
 			sf->progress_at = jiffies;
-			if (READ_ONCE(tp->packets_out))
+			sf->in_flight = READ_ONCE(tp->packets_out);
+			if (sf->in_flight)
 				outstanding = true;
 			continue;
 		}
@@ -1567,6 +1645,8 @@ void pstripe_sock_init(struct pstripe_sock *ps)
 	 */
 	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf,
 			      READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
+	/* The reorder queue may hold a whole window (pstripe_rblk_alloc()). */
+	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, PSTRIPE_RCV_WIN);
 }
 
 /* Subflow 0 exists once bind(), listen() or connect() ran. */
@@ -2099,7 +2179,7 @@ static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
 	struct pstripe_blk *pos;
 
 	if ((s32)(blk->seq - ps->rcv_seq) < 0 || pstripe_ooo_has(ps, blk->seq)) {
-		kfree(blk);
+		pstripe_rblk_free(ps, blk);
 		return;
 	}
 	list_for_each_entry(pos, &ps->ooo, node) {
@@ -2123,11 +2203,10 @@ static int pstripe_sf_pull(struct pstripe_sock *ps, int i)
 	int r;
 
 	if (!blk) {
-		blk = kmalloc(struct_size(blk, data, sf->blk_len), GFP_KERNEL);
-		if (!blk)
-			return -ENOMEM;
+		blk = pstripe_rblk_alloc(ps, sf->blk_len);
+		if (IS_ERR(blk))
+			return PTR_ERR(blk);
 		blk->seq = sf->blk_seq;
-		blk->size = sf->blk_len;
 		blk->fin = sf->blk_fin;
 		blk->sf = i;
 		sf->pull = blk;
@@ -2198,7 +2277,7 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 			if (blk->fin) {
 				list_del(&blk->node);
 				ps->ooo_cnt--;
-				kfree(blk);
+				pstripe_rblk_free(ps, blk);
 				pstripe_rcv_fin(ps);
 				return 0;
 			}
@@ -2320,7 +2399,7 @@ again:
 		if (ps->rcv_off == blk->size) {
 			list_del(&blk->node);
 			ps->ooo_cnt--;
-			kfree(blk);
+			pstripe_rblk_free(ps, blk);
 			pstripe_rcv_next(ps);
 		}
 		return r;
@@ -2678,8 +2757,9 @@ static bool pstripe_data_acked(struct pstripe_sock *ps)
 /*
  * close() stays until the peer acknowledged every data block, so that the
  * blocks of a subflow that dies meanwhile are still resent: at most the
- * SO_LINGER time when set, else 2 * stale_timeout_ms; at once when every
- * subflow is gone or a signal is pending.
+ * SO_LINGER time when set, else 4 * stale_timeout_ms (a dead path is
+ * found after one or two, its blocks resent and acknowledged after that);
+ * at once when every subflow is gone or a signal is pending.
  */
 static void pstripe_close_wait(struct pstripe_sock *ps)
 {
@@ -2689,7 +2769,7 @@ static void pstripe_close_wait(struct pstripe_sock *ps)
 	long timeo;
 
 	timeo = sock_flag(sk, SOCK_LINGER) ? sk->sk_lingertime :
-		2 * msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+		4 * msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
 	add_wait_queue(sk_sleep(sk), &wait);
 	while (timeo && !pstripe_data_acked(ps) && ps->nlive &&
 	       !signal_pending(current))
@@ -2743,6 +2823,7 @@ void pstripe_close(struct sock *sk, long timeout)
 		/* As TCP: a reset when data was left unread. */
 		for (i = 0; !unread && i < ps->nsf; i++) {
 			if (pstripe_sf_live(ps->sf[i])) {
+				pstripe_sf_drop_pull(ps, ps->sf[i]);
 				pstripe_grave_add(ps->sf[i]);
 				ps->sf[i] = NULL;
 			}

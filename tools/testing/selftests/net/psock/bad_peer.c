@@ -2,7 +2,8 @@
 /*
  * A raw TCP peer that speaks the PSOCK handshake and data path badly:
  * wrong lengths, absurd counts, an unknown driver, a wrong token, blocks
- * out of the window, acknowledgements of blocks never sent.  The PSOCK
+ * out of the window (of block numbers or of bytes), acknowledgements of
+ * blocks never sent.  The PSOCK
  * end must refuse or reset the connection (never hand it to accept() or
  * deliver the bad data), without crash, leak (the VM harness checks the
  * kernel log, kmemleak and the socket counts) or hang (timeouts).
@@ -316,6 +317,53 @@ TEST_F(srv, block_cut_by_fin)
 	EXPECT_EQ(EPROTO, errno);
 	close(a);
 	close(fd);
+}
+
+/*
+ * Blocks 1..320 of 16376 bytes without block 0: within the window of
+ * block numbers, but 5 MiB.  The server's reorder queue takes what a peer
+ * keeping to the 4 MiB window can send, then the connection is reset:
+ * recv() fails with EPROTO instead of the kernel queueing it all.
+ */
+TEST_F_TIMEOUT(srv, reorder_queue_bounded, 120)
+{
+	struct timeval tv = { .tv_sec = 30 };
+	static char payload[16376];
+	struct hello c;
+	uint64_t token;
+	char buf[64];
+	uint32_t seq;
+	pid_t pid;
+	int fd, a;
+
+	fd = raw_client(self->port, &token);
+	ASSERT_LE(0, fd);
+	hello_init(&c, T_CHELLO);
+	c.n = 1;
+	c.token = token;
+	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* The reset may stop this early: that is the point. */
+		for (seq = 1; seq <= 320; seq++) {
+			uint32_t hdr[2] = { htonl(seq), htonl(sizeof(payload)) };
+
+			if (send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL) < 0 ||
+			    send(fd, payload, sizeof(payload), MSG_NOSIGNAL) < 0)
+				break;
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	EXPECT_EQ(-1, recv(a, buf, sizeof(buf), 0));
+	EXPECT_EQ(EPROTO, errno);
+	EXPECT_EQ(0, wait_refused(fd));
+	close(a);
+	close(fd);
+	EXPECT_EQ(0, peer_status(pid));
 }
 
 /*
