@@ -11,10 +11,9 @@
 # path.  Once the server has received 2 MiB of a 16 MiB / 8 MiB duplex
 # transfer, path 2 fails (netem loss 100%, ip link set down); the blocks
 # it held are resent on path 1, cmp must pass both ways and the client
-# must be left with no subflow of path 2.  When every path fails the
-# transfer must end in an error, not hang.  (Resets from an nft rule are
-# not covered yet: a "reject with tcp reset" rule in the server's input
-# chain had no visible effect in the VM; see the report.)
+# must be left with no subflow of path 2.  Path 2 also fails by TCP
+# resets from nft rules.  When every path fails the transfer must end in
+# an error, not hang.
 
 cd "$(dirname "$0")" || exit 1
 . ../lib/tap_lib.sh
@@ -102,7 +101,48 @@ left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
 tap_result $? "round-robin: PSOCK_INFO down from 4 subflows (to ${left:-?}), none on path 2"
 both_loss 2 0
 
-# 4. Every path fails: an error within a few stale timeouts, not a hang.
+# 4. nft answers every segment of path 2 with a TCP reset, in the input
+# hook of both namespaces.  A reset goes out only in reply to a segment,
+# and carries the sequence number that segment acknowledged; TCP takes it
+# only when that is exactly the next one it expects (RFC 5961), i.e. when
+# its end received nothing since.  A rule at one end only (the server's
+# input chain) lets the other direction's data in, so the server's resets
+# land behind and TCP answers them with a challenge ACK: no effect.  With
+# both directions cut, every retransmission draws a reset that fits.
+# Resets, not the stale timeout: it is set longer than the transfer may
+# last.  RSTs themselves pass (or the rule would reject the resets).
+nft_reset() {		# nft_reset PATH
+	local ns peer
+	for ns in $A $B; do
+		peer=10.71.$1.2
+		[ $ns = $B ] && peer=10.71.$1.1
+		ip netns exec $ns nft -f - <<-EOF || return 1
+			table inet psock_fail {
+				chain input {
+					type filter hook input priority 0; policy accept;
+					ip saddr $peer tcp flags & rst == 0 reject with tcp reset
+				}
+			}
+		EOF
+	done
+}
+
+command -v nft > /dev/null
+tap_result $? "nft is available for the reset case"
+for ns in $A $B; do
+	ip netns exec $ns sysctl -qw net.psock.stale_timeout_ms=$((2 * XFER_TIMEOUT * 1000))
+done
+fail_later nft_reset 2
+xfer "v4, path 2 reset by nft: 16 MiB / 8 MiB, cmp both ways" 16777216 \
+	$PC -i -n 4 -a 10.71.2.2 -l PORT -- $PC -i -W $((3 * STALE)) -n 4 10.71.1.2 PORT
+wait
+check_failover "v4, path 2 reset by nft" 4 10.71.1.2 10.71.2.2
+for ns in $A $B; do
+	ip netns exec $ns nft delete table inet psock_fail
+	ip netns exec $ns sysctl -qw net.psock.stale_timeout_ms=$STALE
+done
+
+# 5. Every path fails: an error within a few stale timeouts, not a hang.
 head -c 33554432 /dev/urandom > "$TMP/big"
 PORT=$((PORT + 1))
 fail_later both_loss 1 100
