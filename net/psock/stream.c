@@ -19,7 +19,17 @@
  * own are replaced under write_lock_bh(sk_callback_lock) and restored the
  * same way before the socket is released.  They run in softirq context and
  * only wake the owner's waiters and queue the owner's work; everything that
- * sleeps runs in process context: the caller's syscall or the work.
+ * sleeps runs in process context: the caller's syscall or the work.  TCP
+ * connections accepted by our TCP listener are its clones: they restore
+ * the listener's saved callbacks, and sk_user_data is NOCOPY.
+ *
+ * Memory
+ * ------
+ * Blocks kept for resending are bounded by the send buffer and the window
+ * (PSTRIPE_WIN_BLKS, PSTRIPE_WIN_BYTES).  Received blocks the socket holds
+ * itself (reorder queue, blocks being copied into it) are charged to its
+ * sk_rmem_alloc, bounded by sk_rcvbuf (at least PSTRIPE_RCV_WIN); a peer
+ * that goes past it is reset.
  *
  * Lock order: lock_sock(PSOCK socket) -> lock_sock(kernel TCP socket).  A
  * listener never locks a child while holding its own lock: children to be
