@@ -201,9 +201,10 @@ struct pstripe_blk {
  * @pull: block being copied into the reorder queue
  * @poff: bytes of @pull copied
  * @last_una: TCP snd_una at @progress_at
- * @progress_at: jiffies when TCP last saw an ack or had nothing in flight
+ * @progress_at: jiffies when TCP last saw an ack or had nothing to deliver
  *	(at the last stale check)
- * @in_flight: the last stale check saw data in flight
+ * @in_flight: the last stale check saw data not acknowledged (in flight,
+ *	or queued while the peer's window is open)
  * @bytes_sent: bytes written to TCP, headers included
  * @bytes_received: bytes read from TCP, headers included
  */

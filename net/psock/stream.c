@@ -777,14 +777,14 @@ static void pstripe_free_blocks(struct pstripe_sock *ps)
 }
 
 /*
- * No progress for stale_timeout_ms while TCP has data in flight: the path
+ * No progress for stale_timeout_ms while TCP has data to deliver: the path
  * is gone (link down, everything dropped).  TCP itself would retry for
  * many minutes.
  */
 static void pstripe_check_subflows(struct pstripe_sock *ps)
 {
 	unsigned long stale = pstripe_stale_jiffies(ps_sk(ps));
-	bool outstanding = false;
+	bool outstanding = false, waiting;
 	int i;
 
 	for (i = 0; i < ps->nsf; i++) {
@@ -804,18 +804,22 @@ static void pstripe_check_subflows(struct pstripe_sock *ps)
 			continue;
 		}
 		/*
-		 * Stuck means segments in flight and no ack for them; a peer
+		 * Stuck means data not acknowledged and no ack for it: in
+		 * flight, or queued while the peer's window is open (a route
+		 * gone with its link keeps TCP from sending anything); a peer
 		 * that closed its window (not reading) is not stuck.  The
-		 * clock starts when this check first sees data in flight:
-		 * a subflow that was idle since the last check is not late.
+		 * clock starts when this check first sees such data: a
+		 * subflow that was idle since the last check is not late.
 		 */
 		una = READ_ONCE(tp->snd_una);
-		if (!READ_ONCE(tp->packets_out) || una != sf->last_una ||
-		    !sf->in_flight) {
+		waiting = READ_ONCE(tp->packets_out) ||
+			  (READ_ONCE(tp->write_seq) != una &&
+			   READ_ONCE(tp->snd_wnd));
+		if (!waiting || una != sf->last_una || !sf->in_flight) {
 			sf->last_una = una;
 			sf->progress_at = jiffies;
-			sf->in_flight = READ_ONCE(tp->packets_out);
-			if (sf->in_flight)
+			sf->in_flight = waiting;
+			if (waiting)
 				outstanding = true;
 			continue;
 		}
@@ -2767,24 +2771,34 @@ static bool pstripe_data_acked(struct pstripe_sock *ps)
 /*
  * close() stays until the peer acknowledged every data block, so that the
  * blocks of a subflow that dies meanwhile are still resent: at most the
- * SO_LINGER time when set, else 4 * stale_timeout_ms (a dead path is
- * found after one or two, its blocks resent and acknowledged after that);
- * at once when every subflow is gone or a signal is pending.
+ * SO_LINGER time when set, else until no ack came for 4 * stale_timeout_ms
+ * (a dead path is found after one or two, its blocks resent and
+ * acknowledged after that; a slow transfer keeps making progress); at once
+ * when every subflow is gone or a signal is pending.
  */
 static void pstripe_close_wait(struct pstripe_sock *ps)
 {
-	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(ps_sk(ps)));
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = ps_sk(ps);
-	long timeo;
+	bool linger = sock_flag(sk, SOCK_LINGER);
+	long budget, timeo;
+	u32 una;
 
-	timeo = sock_flag(sk, SOCK_LINGER) ? sk->sk_lingertime :
-		4 * msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+	budget = 4 * pstripe_stale_jiffies(sk);
+	timeo = linger ? sk->sk_lingertime : budget;
+	una = ps->snd_una;
 	add_wait_queue(sk_sleep(sk), &wait);
 	while (timeo && !pstripe_data_acked(ps) && ps->nlive &&
-	       !signal_pending(current))
+	       !signal_pending(current)) {
 		sk_wait_event(sk, &timeo,
-			      pstripe_data_acked(ps) || !ps->nlive, &wait);
+			      pstripe_data_acked(ps) || !ps->nlive ||
+			      ps->snd_una != una, &wait);
+		/* Acks still come: the peer is reading, keep waiting. */
+		if (!linger && ps->snd_una != una) {
+			una = ps->snd_una;
+			timeo = budget;
+		}
+	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
