@@ -886,8 +886,10 @@ static int pstripe_sf_parse(struct pstripe_sock *ps, int i)
 		sf->blk_rem = sf->blk_len;
 		sf->dup = d < 0;
 		WRITE_ONCE(sf->hdr_valid, true);
-		pstripe_mib_inc(sock_net(ps_sk(ps)),
-				PSTRIPE_MIB_BLOCKS_RECEIVED);
+		/* As BlocksSent: data blocks, not the end of the stream. */
+		if (!sf->blk_fin)
+			pstripe_mib_inc(sock_net(ps_sk(ps)),
+					PSTRIPE_MIB_BLOCKS_RECEIVED);
 	}
 	return 0;
 }
