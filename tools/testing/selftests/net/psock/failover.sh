@@ -159,9 +159,11 @@ xfer "v4, path 2 reset by nft: 16 MiB / 8 MiB, cmp both ways" 16777216 \
 	$PC -i -n 4 -a 10.71.2.2 -l PORT -- $PC -i -W $((3 * STALE)) -n 4 10.71.1.2 PORT
 wait
 check_failover "v4, path 2 reset by nft" 4 10.71.1.2 10.71.2.2
+# Resets from nft did it: one side's rule may be enough (its reset ends
+# the peer's subflow, whose PSOCK end then resets the other side's).
 ra=$(nft_rejected $A) rb=$(nft_rejected $B)
-[ "${ra:-0}" -gt 0 ] && [ "${rb:-0}" -gt 0 ]
-tap_result $? "v4, path 2 reset by nft: both rules rejected segments (${ra:-?} / ${rb:-?})"
+[ $(( ${ra:-0} + ${rb:-0} )) -gt 0 ]
+tap_result $? "v4, path 2 reset by nft: the rules rejected segments (client ${ra:-?}, server ${rb:-?})"
 for ns in $A $B; do
 	ip netns exec $ns nft delete table inet psock_fail
 	ip netns exec $ns sysctl -qw net.psock.stale_timeout_ms=$STALE
