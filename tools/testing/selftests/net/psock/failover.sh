@@ -106,11 +106,13 @@ both_loss 2 0
 # and carries the sequence number that segment acknowledged; TCP takes it
 # only when that is exactly the next one it expects (RFC 5961), i.e. when
 # its end received nothing since.  A rule at one end only (the server's
-# input chain) lets the other direction's data in, so the server's resets
-# land behind and TCP answers them with a challenge ACK: no effect.  With
-# both directions cut, every retransmission draws a reset that fits.
-# Resets, not the stale timeout: it is set longer than the transfer may
-# last.  RSTs themselves pass (or the rule would reject the resets).
+# input chain) lets the other direction's data in, so its resets land
+# behind and TCP answers them with a challenge ACK: no effect.  With both
+# directions cut, every retransmission draws a reset that fits (so far the
+# client's rule fired first, and the server's PSOCK end then reset the
+# client's subflows itself).  Resets, not the stale timeout: it is set
+# longer than the transfer may last.  RSTs themselves pass (or the rule
+# would reject the resets).
 # The table, its chain and a rule that loads the reject code are made
 # before the transfer: the first run of nft in a fresh VM (its libraries
 # read over 9p, modules loaded) took longer than what was left of the
