@@ -119,6 +119,8 @@ struct pstripe_blkhdr {
 
 #define PSTRIPE_BLK_BUF		16384	/* header + payload of one block */
 #define PSTRIPE_BLK_MAX		(PSTRIPE_BLK_BUF - sizeof(struct pstripe_blkhdr))
+/* TCP_NOTSENT_LOWAT of every subflow: 8 blocks wait in TCP, no more. */
+#define PSTRIPE_SF_NOTSENT	(8 * PSTRIPE_BLK_BUF)
 
 /*
  * struct pstripe_blkhdr.len values that are not a payload length:
@@ -287,6 +289,7 @@ struct pstripe_sf_opts {
  * @deadline: end of the wait for the server hello (client)
  * @snd_seq: sequence number of the next block to send
  * @rr_next: round-robin: subflow of the next block
+ * @ack_next: subflow the next acknowledgment is tried on first
  * @rcv_seq: sequence number of the next block to deliver
  * @rcv_cur: subflow holding block @rcv_seq, -1 while unknown
  * @rcv_eof: the whole stream was read
@@ -343,6 +346,7 @@ struct pstripe_sock {
 	unsigned long		deadline;
 	u32			snd_seq;
 	int			rr_next;
+	int			ack_next;
 	u32			rcv_seq;
 	int			rcv_cur;
 	bool			rcv_eof;

@@ -268,6 +268,13 @@ static struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 		ssk->sk_ipv6only = sk->sk_ipv6only;
 #endif
 	pstripe_sf_inherit(sk, ssk, index);
+	/*
+	 * Poll-all gives a block to whichever subflow has room: unsent data
+	 * is capped so that "room" follows what the path carries, not the
+	 * send buffer TCP grew (autotuning sizes it to twice the window).
+	 * Accepted subflows, clones of sf[0] of the listener, inherit it.
+	 */
+	WRITE_ONCE(tcp_sk(ssk)->notsent_lowat, PSTRIPE_SF_NOTSENT);
 	err = pstripe_sf_set_buf(sf->sock, SO_SNDBUF, ps->sndbuf[index]);
 	if (!err)
 		err = pstripe_sf_set_buf(sf->sock, SO_RCVBUF, ps->rcvbuf[index]);
@@ -462,6 +469,27 @@ static int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any)
 		}
 	}
 	return best;
+}
+
+/*
+ * The subflow for an acknowledgment: the next one after the last one used
+ * that can take it.  Acknowledgments so go over every subflow in turn,
+ * and an idle subflow whose path died gets one stuck in flight: the stale
+ * check then sees it, while data still flows on the others.
+ */
+static int pstripe_pick_ack(struct pstripe_sock *ps)
+{
+	int k;
+
+	for (k = 0; k < ps->nsf; k++) {
+		int i = (ps->ack_next + k) % ps->nsf;
+
+		if (pstripe_sf_usable(ps->sf[i], 0, true)) {
+			ps->ack_next = (i + 1) % ps->nsf;
+			return i;
+		}
+	}
+	return -1;
 }
 
 /* Round-robin: the next live subflow after @i. */
@@ -666,7 +694,7 @@ static void pstripe_push_all(struct pstripe_sock *ps)
 	}
 
 	if (ps->ack_pending && ps->nlive) {
-		i = pstripe_pick(ps, 0, true);
+		i = pstripe_pick_ack(ps);
 		if (i >= 0) {
 			struct pstripe_subflow *sf = ps->sf[i];
 			struct pstripe_blkhdr *bh = (void *)sf->abuf;
@@ -806,15 +834,18 @@ static void pstripe_check_subflows(struct pstripe_sock *ps)
 		/*
 		 * Stuck means data not acknowledged and no ack for it: in
 		 * flight, or queued while the peer's window is open (a route
-		 * gone with its link keeps TCP from sending anything); a peer
-		 * that closed its window (not reading) is not stuck.  The
+		 * gone with its link keeps TCP from sending anything), or
+		 * behind a closed window whose probes go unanswered.  A peer
+		 * that closed its window (not reading) answers the probes,
+		 * and each answer clears icsk_probes_out: not stuck.  The
 		 * clock starts when this check first sees such data: a
 		 * subflow that was idle since the last check is not late.
 		 */
 		una = READ_ONCE(tp->snd_una);
 		waiting = READ_ONCE(tp->packets_out) ||
 			  (READ_ONCE(tp->write_seq) != una &&
-			   READ_ONCE(tp->snd_wnd));
+			   (READ_ONCE(tp->snd_wnd) ||
+			    READ_ONCE(inet_csk(ssk)->icsk_probes_out)));
 		if (!waiting || una != sf->last_una || !sf->in_flight) {
 			sf->last_una = una;
 			sf->progress_at = jiffies;
@@ -1600,6 +1631,8 @@ static void pstripe_reap_disown(struct pstripe_reap *reap)
 	}
 }
 
+static int pstripe_sf_clear(struct pstripe_sock *ps, int i);
+
 static void pstripe_work(struct work_struct *work)
 {
 	struct pstripe_sock *ps = container_of(to_delayed_work(work),
@@ -1624,9 +1657,12 @@ static void pstripe_work(struct work_struct *work)
 	case TCP_ESTABLISHED:
 		if (ps->fallback)
 			break;
-		/* Acks at the subflows' heads; dead subflows; flush. */
+		/*
+		 * Acks at the subflows' heads (behind copies to drop); dead
+		 * subflows; flush.
+		 */
 		for (i = 0; i < ps->nsf; i++) {
-			if (pstripe_sf_parse(ps, i)) {
+			if (pstripe_sf_clear(ps, i)) {
 				pstripe_abort(ps, -EPROTO);
 				break;
 			}
@@ -2187,6 +2223,34 @@ static bool pstripe_ooo_has(struct pstripe_sock *ps, u32 seq)
 		if (blk->seq == seq)
 			return true;
 	return false;
+}
+
+/*
+ * Read the headers at the head of subflow @i and drop the copies of
+ * blocks already delivered or kept that come first.  The work does it
+ * too, not only the reader: acknowledgements queued behind such a copy
+ * must be seen even when nobody reads (the whole stream was read, or the
+ * application is busy writing).
+ */
+static int pstripe_sf_clear(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	int r;
+
+	for (;;) {
+		r = pstripe_sf_parse(ps, i);
+		if (r || !pstripe_sf_live(sf) || !sf->hdr_valid || sf->pull)
+			return r;
+		if (!sf->dup && (s32)(sf->blk_seq - ps->rcv_seq) >= 0 &&
+		    !pstripe_ooo_has(ps, sf->blk_seq))
+			return 0;
+		r = pstripe_sf_drop(ps, i, sf->blk_rem);
+		if (r == -EAGAIN)
+			return 0;
+		if (r || !pstripe_sf_live(sf))
+			return r;
+		WRITE_ONCE(sf->hdr_valid, false);
+	}
 }
 
 /* Keep @blk for later unless it is a copy of one delivered or kept. */
