@@ -101,7 +101,8 @@ table() {	# table VARIANT TITLE
 	printf '%-34s %8s %10s %14s\n' "$2" seconds Mbit/s "of link sum"
 	row "$1" poll-all "PSOCK poll-all, 4 subflows" -p psock -a 10.72.2.2 -- \
 		-p psock -n 4 -d 0 10.72.1.2
-	row "$1" round-robin "PSOCK round-robin, 4 subflows" -p psock \
+	# Round-robin only if both ends ask for it.
+	row "$1" round-robin "PSOCK round-robin, 4 subflows" -p psock -d 1 \
 		-a 10.72.2.2 -- -p psock -n 4 -d 1 10.72.1.2
 	row "$1" mptcp "MPTCP, 2 subflows (ip mptcp)" -p mptcp -- \
 		-p mptcp 10.72.1.2

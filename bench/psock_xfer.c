@@ -2,8 +2,8 @@
 /*
  * psock_xfer: one timed bulk transfer, for bench/psock_paths.sh.
  *
- *   psock_xfer -l PORT [-p PROTO] [-a ADDR]...      server: accept one
- *	connection, read to the end, answer one byte, close
+ *   psock_xfer -l PORT [-p PROTO] [-d DRIVER] [-a ADDR]...   server:
+ *	accept one connection, read to the end, answer one byte, close
  *   psock_xfer -p PROTO [-d DRIVER] [-n STREAMS] -s BYTES HOST PORT
  *	client: connect, send BYTES, shutdown(SHUT_WR), wait for the
  *	server's byte; prints "SECONDS BYTES", timed with CLOCK_MONOTONIC
@@ -11,7 +11,9 @@
  *
  * PROTO: psock, mptcp or tcp.  IPv4 only.  -a: PSOCK_ADD_LOCAL_ADDR.
  * -b BYTES (either side): SO_SNDBUF and SO_RCVBUF of the socket before
- * listen()/connect(); PSOCK gives each subflow these buffers.
+ * listen()/connect(); PSOCK gives each subflow these buffers.  The
+ * client fails when the connection did not get the driver and stream
+ * count it asked for (the driver needs both ends to ask).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,7 +62,8 @@ static int set_bufs(int fd, int bytes)
 	return 0;
 }
 
-static int serve(int proto, int port, char **addrs, int naddr, int bufsz)
+static int serve(int proto, int port, char **addrs, int naddr, int bufsz,
+		 int driver)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(port) };
@@ -77,6 +80,11 @@ static int serve(int proto, int port, char **addrs, int naddr, int bufsz)
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (set_bufs(l, bufsz))
 		return 1;
+	if (driver >= 0 && setsockopt(l, SOL_PSOCK, PSOCK_DRIVER, &driver,
+				      sizeof(driver))) {
+		perror("PSOCK_DRIVER");
+		return 1;
+	}
 	for (i = 0; i < naddr; i++) {
 		struct sockaddr_in a = { .sin_family = AF_INET };
 
@@ -150,7 +158,7 @@ int main(int argc, char **argv)
 	if (proto < 0)
 		return 2;
 	if (port)
-		return serve(proto, port, addrs, naddr, bufsz);
+		return serve(proto, port, addrs, naddr, bufsz, driver);
 	if (argc - optind != 2 ||
 	    inet_pton(AF_INET, argv[optind], &sin.sin_addr) != 1)
 		return 2;
@@ -178,6 +186,22 @@ int main(int argc, char **argv)
 	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin))) {
 		perror("connect");
 		return 1;
+	}
+	/* The figures are only worth their label if both ends agreed. */
+	if (proto == IPPROTO_PSOCK && (driver >= 0 || streams)) {
+		struct psock_info pi = { .size_user = 0 };
+		socklen_t pl = sizeof(pi);
+
+		if (getsockopt(fd, SOL_PSOCK, PSOCK_INFO, &pi, &pl)) {
+			perror("PSOCK_INFO");
+			return 1;
+		}
+		if ((driver >= 0 && pi.driver != (unsigned int)driver) ||
+		    (streams && pi.stream_cnt != (unsigned int)streams)) {
+			fprintf(stderr, "negotiated driver %u, %u streams\n",
+				pi.driver, pi.stream_cnt);
+			return 1;
+		}
 	}
 	for (left = size; left > 0; ) {
 		ssize_t r = write(fd, buf, left < (long long)sizeof(buf) ?
