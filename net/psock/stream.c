@@ -421,7 +421,12 @@ static bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
 	struct sock *ssk;
 	int need;
 
-	if (!pstripe_sf_live(sf) || READ_ONCE(sf->busy))
+	/*
+	 * Not after our FIN: a write would fail, and kill a healthy subflow
+	 * (an ack resent after another subflow died would so take them all).
+	 */
+	if (!pstripe_sf_live(sf) || READ_ONCE(sf->busy) ||
+	    READ_ONCE(sf->fin_sent))
 		return false;
 	ssk = sf->sock->sk;
 	need = min_t(int, sizeof(struct pstripe_blkhdr) + payload,
@@ -730,7 +735,7 @@ static void pstripe_push_all(struct pstripe_sock *ps)
 			if (!pstripe_sf_live(sf) || sf->fin_sent || sf->busy)
 				continue;
 			kernel_sock_shutdown(sf->sock, SHUT_WR);
-			sf->fin_sent = true;
+			WRITE_ONCE(sf->fin_sent, true);
 		}
 	}
 	WRITE_ONCE(ps->snd_pending, pending);
