@@ -26,6 +26,8 @@ static const char *const pstripe_mib_names[PSTRIPE_MIB_MAX] = {
 	[PSTRIPE_MIB_SUBFLOWS_JOINED]	= "SubflowsJoined",
 	[PSTRIPE_MIB_BLOCKS_SENT]	= "BlocksSent",
 	[PSTRIPE_MIB_BLOCKS_RECEIVED]	= "BlocksReceived",
+	[PSTRIPE_MIB_BLOCKS_COPIED]	= "BlocksCopied",
+	[PSTRIPE_MIB_CLOSE_TIMEOUTS]	= "CloseTimeouts",
 };
 
 static int pstripe_mib_show(struct seq_file *seq, void *v)

@@ -22,6 +22,8 @@ enum {
 	PSTRIPE_MIB_SUBFLOWS_JOINED,	/* data subflows a server took */
 	PSTRIPE_MIB_BLOCKS_SENT,
 	PSTRIPE_MIB_BLOCKS_RECEIVED,
+	PSTRIPE_MIB_BLOCKS_COPIED,	/* second copies at the stream's tail */
+	PSTRIPE_MIB_CLOSE_TIMEOUTS,	/* close() gave up waiting for acks */
 	PSTRIPE_MIB_MAX
 };
 
@@ -156,7 +158,10 @@ struct pstripe_blkhdr {
  * @seq: block sequence number
  * @size: bytes of @data: header and payload (rtx), payload (ooo)
  * @sf: rtx: the subflow it was written to, -1 while it waits for one
+ * @copy: rtx: the subflow a second copy was written to (pstripe_tail()),
+ *	-1 when none
  * @fin: ooo: the end-of-stream block
+ * @sf_end: rtx: @sf's TCP write_seq once the block is written to it
  * @data: see @size
  */
 struct pstripe_blk {
@@ -164,7 +169,9 @@ struct pstripe_blk {
 	u32			seq;
 	u32			size;
 	s8			sf;
+	s8			copy;
 	bool			fin;
+	u32			sf_end;
 	u8			data[];
 };
 
@@ -290,6 +297,7 @@ struct pstripe_sf_opts {
  * @snd_seq: sequence number of the next block to send
  * @rr_next: round-robin: subflow of the next block
  * @ack_next: subflow the next acknowledgment is tried on first
+ * @pa_next: poll-all: subflow the next block is tried on first
  * @rcv_seq: sequence number of the next block to deliver
  * @rcv_cur: subflow holding block @rcv_seq, -1 while unknown
  * @rcv_eof: the whole stream was read
@@ -347,6 +355,7 @@ struct pstripe_sock {
 	u32			snd_seq;
 	int			rr_next;
 	int			ack_next;
+	int			pa_next;
 	u32			rcv_seq;
 	int			rcv_cur;
 	bool			rcv_eof;

@@ -456,23 +456,44 @@ static bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 	       payload <= limit;
 }
 
-/* The subflow that takes the next block: -1 when none can. */
+/* Bytes @sf's TCP holds not yet sent. */
+static u32 pstripe_sf_notsent(const struct pstripe_subflow *sf)
+{
+	const struct tcp_sock *tp = tcp_sk(sf->sock->sk);
+
+	return READ_ONCE(tp->write_seq) - READ_ONCE(tp->snd_nxt);
+}
+
+/*
+ * The subflow that takes the next block: -1 when none can.  Round-robin:
+ * the one in turn.  Poll-all: of those with room, the one whose TCP holds
+ * the least not yet sent (its path drains fastest), ties going to the
+ * next one after the last used, as the psock library's poll loop writes
+ * to every writable socket in turn: no path is left out when none is
+ * full (a CPU-bound host).
+ */
 static int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any)
 {
-	int i, best = -1, space = -1;
+	int k, best = -1;
+	u32 least = U32_MAX;
 
 	if (!any && ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
 		return pstripe_sf_usable(ps->sf[ps->rr_next], payload, true) ?
 		       ps->rr_next : -1;
-	for (i = 0; i < ps->nsf; i++) {
-		struct pstripe_subflow *sf = ps->sf[i];
+	for (k = 0; k < ps->nsf; k++) {
+		int i = (ps->pa_next + k) % ps->nsf;
+		u32 n;
 
-		if (pstripe_sf_usable(sf, payload, true) &&
-		    sk_stream_wspace(sf->sock->sk) > space) {
-			space = sk_stream_wspace(sf->sock->sk);
+		if (!pstripe_sf_usable(ps->sf[i], payload, true))
+			continue;
+		n = pstripe_sf_notsent(ps->sf[i]);
+		if (best < 0 || n < least) {
 			best = i;
+			least = n;
 		}
 	}
+	if (best >= 0)
+		ps->pa_next = (best + 1) % ps->nsf;
 	return best;
 }
 
@@ -547,6 +568,10 @@ static void pstripe_sf_give(struct pstripe_sock *ps, int i,
 	if (blk->sf < 0)
 		WRITE_ONCE(ps->orphans, ps->orphans - 1);
 	blk->sf = i;
+	if (blk->copy == i)
+		blk->copy = -1;
+	/* Nothing of @sf's is unwritten (not busy): the block ends here. */
+	blk->sf_end = READ_ONCE(tcp_sk(sf->sock->sk)->write_seq) + blk->size;
 	sf->cur = blk;
 	sf->soff = 0;
 	WRITE_ONCE(sf->busy, true);
@@ -561,6 +586,8 @@ static void pstripe_rtx_trim(struct pstripe_sock *ps)
 		if ((s32)(blk->seq - ps->snd_una) >= 0)
 			break;
 		if (blk->sf >= 0 && ps->sf[blk->sf]->cur == blk)
+			break;
+		if (blk->copy >= 0 && ps->sf[blk->copy]->cur == blk)
 			break;
 		if (blk->sf < 0)
 			WRITE_ONCE(ps->orphans, ps->orphans - 1);
@@ -603,6 +630,8 @@ static void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
 	sf->soff = 0;
 	WRITE_ONCE(sf->busy, false);
 	list_for_each_entry(blk, &ps->rtx, node) {
+		if (blk->copy == i)
+			blk->copy = -1;
 		if (blk->sf == i) {
 			blk->sf = -1;
 			WRITE_ONCE(ps->orphans, ps->orphans + 1);
@@ -647,6 +676,101 @@ static int pstripe_got_ack(struct pstripe_sock *ps, u32 ack)
 	ps->snd_una = ack;
 	pstripe_rtx_trim(ps);
 	return 0;
+}
+
+/*
+ * Microseconds until @sf's TCP has @bytes more of its stream acknowledged
+ * at its present rate (a window per smoothed RTT); 0 when it has them.
+ */
+static u64 pstripe_sf_eta(const struct pstripe_subflow *sf, s32 bytes)
+{
+	const struct tcp_sock *tp = tcp_sk(sf->sock->sk);
+	u64 rate = (u64)READ_ONCE(tp->snd_cwnd) * READ_ONCE(tp->mss_cache);
+
+	if (bytes <= 0)
+		return 0;
+	return div64_u64((u64)bytes * (READ_ONCE(tp->srtt_us) >> 3),
+			 max_t(u64, rate, 1));
+}
+
+/*
+ * The unacknowledged block that its subflow would deliver last, if
+ * subflow @j would deliver a copy sooner (after what it holds, and a
+ * round trip more); NULL when there is none.
+ */
+static struct pstripe_blk *pstripe_tail_pick(struct pstripe_sock *ps, int j)
+{
+	const struct tcp_sock *tj = tcp_sk(ps->sf[j]->sock->sk);
+	struct pstripe_blk *blk, *best = NULL;
+	u64 eta_j, eta, best_eta = 0;
+	u32 min_rtt = tcp_min_rtt(tj);
+
+	if (!READ_ONCE(tj->srtt_us) || min_rtt == ~0U)
+		return NULL;	/* nothing known of its path yet */
+	eta_j = pstripe_sf_eta(ps->sf[j],
+			       READ_ONCE(tj->write_seq) - READ_ONCE(tj->snd_una) +
+			       PSTRIPE_BLK_BUF) + min_rtt;
+	list_for_each_entry(blk, &ps->rtx, node) {
+		const struct tcp_sock *tp;
+
+		if ((s32)(blk->seq - ps->snd_una) < 0 || blk->sf < 0 ||
+		    blk->sf == j || blk->copy >= 0)
+			continue;
+		tp = tcp_sk(ps->sf[blk->sf]->sock->sk);
+		eta = pstripe_sf_eta(ps->sf[blk->sf],
+				     blk->sf_end - READ_ONCE(tp->snd_una));
+		if (eta > eta_j && eta > best_eta) {
+			best = blk;
+			best_eta = eta;
+		}
+	}
+	return best;
+}
+
+/*
+ * The tail of the stream (poll-all, our end-of-stream block queued: no
+ * new block comes): a subflow with room takes a copy of the block another
+ * subflow would deliver last, when it would deliver it sooner.  A slow
+ * path, its queue full, so stops holding up the end of the stream; the
+ * receiver drops whichever copy comes second.  Only at the tail: the copy
+ * left on the slow path must arrive within the window of the receiver's
+ * next block (pstripe_sf_parse()), and no block is newer than our
+ * end-of-stream block.  True when a copy waits for room.
+ */
+static bool pstripe_tail(struct pstripe_sock *ps)
+{
+	bool waiting = false;
+	int j, r;
+
+	if (!ps->fin_queued || ps->orphans ||
+	    ps->neg_driver != PSOCK_DRIVER_POLL_ALL)
+		return false;
+	for (j = 0; j < ps->nsf; j++) {
+		struct pstripe_subflow *sf = ps->sf[j];
+		struct pstripe_blk *blk;
+
+		while (pstripe_sf_live(sf) && !sf->busy && !sf->fin_sent) {
+			blk = pstripe_tail_pick(ps, j);
+			if (!blk)
+				break;
+			if (!pstripe_sf_usable(sf, blk->size, true)) {
+				waiting = true;
+				break;
+			}
+			blk->copy = j;
+			sf->cur = blk;
+			sf->soff = 0;
+			WRITE_ONCE(sf->busy, true);
+			pstripe_mib_inc(sock_net(ps_sk(ps)),
+					PSTRIPE_MIB_BLOCKS_COPIED);
+			r = pstripe_sf_push(sf);
+			if (r == -EAGAIN)
+				waiting = true;
+			else if (r < 0)
+				pstripe_sf_kill(ps, j, r);
+		}
+	}
+	return waiting;
 }
 
 /*
@@ -721,6 +845,9 @@ static void pstripe_push_all(struct pstripe_sock *ps)
 		}
 	}
 
+	if (pstripe_tail(ps))
+		pending = true;
+
 	/*
 	 * TCP FINs only when nothing can need a subflow any more: our
 	 * end-of-stream block acknowledged, the peer's delivered and
@@ -766,6 +893,7 @@ static void pstripe_queue_fin(struct pstripe_sock *ps)
 	blk->seq = ps->snd_seq++;
 	blk->size = sizeof(*bh);
 	blk->sf = -1;
+	blk->copy = -1;
 	bh->seq = htonl(blk->seq);
 	bh->len = htonl(PSTRIPE_LEN_FIN);
 	list_add_tail(&blk->node, &ps->rtx);
@@ -2085,6 +2213,7 @@ static int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	blk->seq = ps->snd_seq++;
 	blk->size = sizeof(*bh) + got;
 	blk->sf = best;
+	blk->copy = -1;
 	bh->seq = htonl(blk->seq);
 	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_BLOCKS_SENT);
 	bh->len = htonl(got);
@@ -2230,9 +2359,12 @@ static bool pstripe_ooo_has(struct pstripe_sock *ps, u32 seq)
 	return false;
 }
 
+static int pstripe_sf_pull(struct pstripe_sock *ps, int i);
+
 /*
- * Read the headers at the head of subflow @i and drop the copies of
- * blocks already delivered or kept that come first.  The work does it
+ * Read the headers at the head of subflow @i, finish a block being copied
+ * into the reorder queue and drop the copies of blocks already delivered
+ * or kept that come first.  The work does it
  * too, not only the reader: acknowledgements queued behind such a copy
  * must be seen even when nobody reads (the whole stream was read, or the
  * application is busy writing).
@@ -2244,8 +2376,21 @@ static int pstripe_sf_clear(struct pstripe_sock *ps, int i)
 
 	for (;;) {
 		r = pstripe_sf_parse(ps, i);
-		if (r || !pstripe_sf_live(sf) || !sf->hdr_valid || sf->pull)
+		if (r || !pstripe_sf_live(sf) || !sf->hdr_valid)
 			return r;
+		/*
+		 * A block half copied into the reorder queue: finish it (a
+		 * copy of it may have been delivered meanwhile, and the reader
+		 * may be done), it is what hides the rest.
+		 */
+		if (sf->pull) {
+			r = pstripe_sf_pull(ps, i);
+			if (r == -EAGAIN || (!r && sf->pull))
+				return 0;
+			if (r)
+				return r;
+			continue;
+		}
 		if (!sf->dup && (s32)(sf->blk_seq - ps->rcv_seq) >= 0 &&
 		    !pstripe_ooo_has(ps, sf->blk_seq))
 			return 0;
@@ -2871,6 +3016,13 @@ static void pstripe_close_wait(struct pstripe_sock *ps)
 		}
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
+	/*
+	 * Given up with subflows left (not SO_LINGER of 0, which asks for
+	 * no wait): the peer went silent.
+	 */
+	if (!timeo && (!linger || sk->sk_lingertime) && ps->nlive &&
+	    !pstripe_data_acked(ps))
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_CLOSE_TIMEOUTS);
 }
 
 void pstripe_close(struct sock *sk, long timeout)

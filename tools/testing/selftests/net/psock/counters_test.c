@@ -16,6 +16,7 @@
 static const char *const names[] = {
 	"ActiveOpens", "PassiveOpens", "Fallbacks", "HandshakeFails",
 	"SubflowsOpened", "SubflowsJoined", "BlocksSent", "BlocksReceived",
+	"BlocksCopied", "CloseTimeouts",
 };
 
 #define NCOUNTERS	ARRAY_SIZE(names)
@@ -120,6 +121,8 @@ TEST(counters_per_netns)
 	EXPECT_EQ(3, v[5]);		/* SubflowsJoined */
 	EXPECT_LE(sizeof(buf) / 16384 + 1, v[6]);	/* BlocksSent */
 	EXPECT_EQ(v[6], v[7]);		/* BlocksReceived: every one */
+	EXPECT_EQ(0, v[8]);		/* BlocksCopied: all read before close */
+	EXPECT_EQ(0, v[9]);		/* CloseTimeouts: every block acked */
 
 	/* Another namespace has its own, untouched counters. */
 	ASSERT_EQ(0, netns_lo());

@@ -11,7 +11,8 @@
 # path.  Once the server has received 2 MiB of a 16 MiB / 8 MiB duplex
 # transfer, path 2 fails (netem loss 100%, ip link set down); the blocks
 # it held are resent on path 1, cmp must pass both ways and the client
-# must be left with no subflow of path 2.  When every path fails the
+# must be left with no subflow of path 2.  Path 2 is also cut by TCP
+# resets (nft, past 1 MiB per connection).  When every path fails the
 # transfer must end in an error, not hang.
 
 cd "$(dirname "$0")" || exit 1
@@ -100,14 +101,62 @@ left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
 tap_result $? "round-robin: PSOCK_INFO down from 4 subflows (to ${left:-?}), none on path 2"
 both_loss 2 0
 
-# A path cut by TCP resets (an nft rule answering path 2's segments with
-# resets) is not run here: on the debug kernel the rule, added when the
-# server has 2 MiB, did not reliably land before the end of the transfer
-# (2 runs of 2 failed: once no segment rejected, once a bug since fixed).
-# Surviving a subflow reset mid-transfer is not tested until it is made
-# reliable (git history has the case).
+# 4. Path 2 cut by TCP resets: an nft rule in the input hook of both
+# namespaces answers every segment of path 2 with a reset once its
+# connection carried 1 MiB (conntrack's byte count, both directions), so
+# the cut comes mid-transfer whatever the speed of the VM.  Round-robin
+# keeps path 2 busy to the end (each subflow carries a quarter).  Rules at
+# both ends: a reset is taken only when its sequence number is the next
+# one expected (RFC 5961); with both directions cut, the retransmissions
+# draw resets that fit.  Resets themselves pass.  The stale timeout is set
+# longer than the transfer may last: the resets, not it, must end path 2.
+nft_reset_after() {	# nft_reset_after PATH BYTES
+	local ns peer
+	for ns in $A $B; do
+		peer=10.71.$1.2
+		[ $ns = $B ] && peer=10.71.$1.1
+		ip netns exec $ns nft -f - <<-EOF || return 1
+			table inet psock_fail {
+				chain input {
+					type filter hook input priority 0; policy accept;
+					ip saddr $peer tcp flags & rst == 0 ct bytes > $2 counter reject with tcp reset
+				}
+			}
+		EOF
+		# Byte counts for the connections made from now on.
+		ip netns exec $ns sysctl -qw net.netfilter.nf_conntrack_acct=1 ||
+			return 1
+	done
+}
 
-# 4. Every path fails: an error within a few stale timeouts, not a hang.
+# Packets the reset rule of netns $1 rejected.
+nft_rejected() {
+	ip netns exec "$1" nft list chain inet psock_fail input |
+		sed -n 's/.* counter packets \([0-9]*\) .*/\1/p'
+}
+
+nft_reset_after 2 1048576
+tap_result $? "nft: a reset rule past 1 MiB per connection of path 2, both namespaces"
+for ns in $A $B; do
+	ip netns exec $ns sysctl -qw net.psock.stale_timeout_ms=$((2 * XFER_TIMEOUT * 1000))
+done
+xfer "round-robin, path 2 reset by nft: 16 MiB / 8 MiB, cmp both ways" \
+	16777216 $PC -i -n 4 -d 1 -a 10.71.2.2 -l PORT -- \
+	$PC -i -W $STALE -n 4 -d 1 10.71.1.2 PORT
+expect_info "path 2 reset by nft" "$TMP/a.err" "streams=4 driver=1 fallback=0"
+left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
+n1=$(path_val 10.71.1.2 subflows)
+[ "$left" = 2 ] && [ "$n1" = 2 ] && [ -z "$(path_val 10.71.2.2 subflows)" ]
+tap_result $? "path 2 reset by nft: PSOCK_INFO down to the 2 subflows of path 1 (${left:-?}, ${n1:-0} of path 1)"
+ra=$(nft_rejected $A) rb=$(nft_rejected $B)
+[ $(( ${ra:-0} + ${rb:-0} )) -gt 0 ]
+tap_result $? "path 2 reset by nft: the rules rejected segments (client ${ra:-?}, server ${rb:-?})"
+for ns in $A $B; do
+	ip netns exec $ns nft delete table inet psock_fail
+	ip netns exec $ns sysctl -qw net.psock.stale_timeout_ms=$STALE
+done
+
+# 5. Every path fails: an error within a few stale timeouts, not a hang.
 head -c 33554432 /dev/urandom > "$TMP/big"
 PORT=$((PORT + 1))
 fail_later both_loss 1 100

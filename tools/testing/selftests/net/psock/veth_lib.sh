@@ -60,12 +60,26 @@ wait_listen() {
 	return 1
 }
 
+# A counter of netns $1's /proc/net/psock: counter NETNS NAME
+counter() {
+	ip netns exec "$1" awk -v n="$2" '
+		NR == 1 { for (i = 2; i <= NF; i++) if ($i == n) c = i }
+		NR == 2 && c { print $c }' /proc/net/psock
+}
+
+# close() that gave up waiting for the peer's acks, in both namespaces.
+close_timeouts() {
+	echo $(( $(counter $A CloseTimeouts) + $(counter $B CloseTimeouts) ))
+}
+
 # xfer DESC SIZE SERVER_CMD... -- CLIENT_CMD...
 # The client sends SIZE random bytes ($TMP/a), the server SIZE/2 + 3
-# ($TMP/b), both at once; each must receive exactly the other's file.
+# ($TMP/b), both at once; each must receive exactly the other's file, and
+# neither close() may give up waiting for the acknowledgements of a peer
+# that received everything (CloseTimeouts).
 # PORT in a command is replaced by a fresh port number.
 xfer() {
-	local desc=$1 size=$2 srv=() cli=() rc=0 spid t0
+	local desc=$1 size=$2 srv=() cli=() rc=0 spid t0 ct
 	shift 2
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
@@ -73,6 +87,7 @@ xfer() {
 	head -c "$size" /dev/urandom > "$TMP/a"
 	head -c $((size / 2 + 3)) /dev/urandom > "$TMP/b"
 	PORT=$((PORT + 1))
+	ct=$(close_timeouts)
 	t0=$(date +%s.%N)
 	ip netns exec $B timeout ${XFER_TIMEOUT:-300} "${srv[@]//PORT/$PORT}" < "$TMP/b" \
 		> "$TMP/b.out" 2> "$TMP/b.err" &
@@ -83,6 +98,7 @@ xfer() {
 	wait $spid || { echo "# $desc: server failed"; rc=1; }
 	cmp -s "$TMP/a" "$TMP/b.out" || { echo "# $desc: server got wrong data ($(stat -c %s "$TMP/b.out") bytes)"; rc=1; }
 	cmp -s "$TMP/b" "$TMP/a.out" || { echo "# $desc: client got wrong data ($(stat -c %s "$TMP/a.out") bytes)"; rc=1; }
+	[ "$(close_timeouts)" = "$ct" ] || { echo "# $desc: a close() gave up waiting for acknowledgements"; rc=1; }
 	echo "# $desc: $(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || echo '?')s"
 	sed 's/^/# client: /' "$TMP/a.err"
 	sed 's/^/# server: /' "$TMP/b.err"

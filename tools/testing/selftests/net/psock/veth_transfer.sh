@@ -16,7 +16,8 @@
 #   +----------------------+   each direction        +----------------------+
 #
 # Every transfer sends a random file each way at once (psock_cat, or nc /
-# psock_cat -t as a plain TCP peer) and compares both with cmp.  PSOCK_INFO
+# psock_cat -t as a plain TCP peer) and compares both with cmp; no close()
+# may give up waiting for acknowledgements (CloseTimeouts).  PSOCK_INFO
 # says how many subflows, which driver, whether the connection fell back
 # to plain TCP, and how many bytes each path carried.
 
@@ -122,5 +123,28 @@ xfer "v4, control subflow on a 40 ms path, joins on the 2 ms one, 1 MiB" \
 	1048576 $PC -i -n 4 -a 10.71.1.2 -l PORT -- $PC -i -n 4 10.71.2.2 PORT
 expect_info "joins before the client hello" "$TMP/a.err" \
 	"streams=4 driver=0 fallback=0"
+
+# The tail of the stream: once the client queued its end of stream, blocks
+# still in flight on the slow path (here 100 ms each way) are copied to the
+# idle fast one (BlocksCopied in /proc/net/psock), poll-all only; the
+# receiver keeps one copy of each (cmp).
+for ns in $A $B; do
+	tc -n $ns qdisc change dev veth-${ns#psk-}2 root netem delay 100ms rate 20mbit
+done
+for d in 0 1; do
+	c0=$(counter $A BlocksCopied)
+	xfer "tail, driver $d: path 2 at 100 ms, 2 MiB" 2097152 \
+		$PC -i -n 4 -d $d -a 10.71.2.2 -l PORT -- \
+		$PC -i -n 4 -d $d 10.71.1.2 PORT
+	expect_info "tail, driver $d" "$TMP/a.err" "streams=4 driver=$d fallback=0"
+	c1=$(counter $A BlocksCopied)
+	if [ $d = 0 ]; then
+		[ -n "$c1" ] && [ "$c1" -gt "${c0:-0}" ]
+		tap_result $? "tail, poll-all: the client copied blocks (BlocksCopied $c0 -> $c1)"
+	else
+		[ -n "$c1" ] && [ "$c1" = "$c0" ]
+		tap_result $? "tail, round-robin: no copies (BlocksCopied $c0 -> $c1)"
+	fi
+done
 
 tap_done
