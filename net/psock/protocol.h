@@ -297,6 +297,7 @@ struct pstripe_sf_opts {
  * @snd_seq: sequence number of the next block to send
  * @rr_next: round-robin: subflow of the next block
  * @ack_next: subflow the next acknowledgment is tried on first
+ * @pa_next: poll-all: subflow the next block is tried on first
  * @rcv_seq: sequence number of the next block to deliver
  * @rcv_cur: subflow holding block @rcv_seq, -1 while unknown
  * @rcv_eof: the whole stream was read
@@ -354,6 +355,7 @@ struct pstripe_sock {
 	u32			snd_seq;
 	int			rr_next;
 	int			ack_next;
+	int			pa_next;
 	u32			rcv_seq;
 	int			rcv_cur;
 	bool			rcv_eof;

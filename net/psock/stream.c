@@ -456,27 +456,48 @@ static bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 	       payload <= limit;
 }
 
+/* Bytes @sf's TCP holds not yet acknowledged: queued and in flight. */
+static u32 pstripe_sf_unacked(const struct pstripe_subflow *sf)
+{
+	const struct tcp_sock *tp = tcp_sk(sf->sock->sk);
+
+	return READ_ONCE(tp->write_seq) - READ_ONCE(tp->snd_una);
+}
+
 /*
  * The subflow that takes the next block: -1 when none can.  Round-robin:
- * the one in turn; poll-all: of those with room, the one with the most
- * send-buffer space.
+ * the one in turn.  Poll-all: of those with room, the one whose TCP holds
+ * the least not yet acknowledged (its path drains fastest), ties going to
+ * the next one after the last used, as the psock library's poll loop
+ * writes to every writable socket in turn: no path is left out when none
+ * is full (a CPU-bound host).  Not the one with the most send-buffer
+ * space: TCP grows the buffers of the fast path, which then took every
+ * block whenever the CPU, not the links, was the limit.  Not the least
+ * unsent either: a subflow whose last small write (an ack) waits for its
+ * TCP acknowledgment holds a new block back (Nagle) for a delayed ACK.
  */
 static int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any)
 {
-	int i, best = -1, space = -1;
+	int k, best = -1;
+	u32 least = U32_MAX;
 
 	if (!any && ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
 		return pstripe_sf_usable(ps->sf[ps->rr_next], payload, true) ?
 		       ps->rr_next : -1;
-	for (i = 0; i < ps->nsf; i++) {
-		struct pstripe_subflow *sf = ps->sf[i];
+	for (k = 0; k < ps->nsf; k++) {
+		int i = (ps->pa_next + k) % ps->nsf;
+		u32 n;
 
-		if (pstripe_sf_usable(sf, payload, true) &&
-		    sk_stream_wspace(sf->sock->sk) > space) {
-			space = sk_stream_wspace(sf->sock->sk);
+		if (!pstripe_sf_usable(ps->sf[i], payload, true))
+			continue;
+		n = pstripe_sf_unacked(ps->sf[i]);
+		if (best < 0 || n < least) {
 			best = i;
+			least = n;
 		}
 	}
+	if (best >= 0)
+		ps->pa_next = (best + 1) % ps->nsf;
 	return best;
 }
 

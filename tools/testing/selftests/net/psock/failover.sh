@@ -9,7 +9,8 @@
 #
 # The server announces path 2 (PSOCK_ADD_LOCAL_ADDR): 4 subflows, 2 per
 # path.  Once the server has received 2 MiB of a 16 MiB / 8 MiB duplex
-# transfer, path 2 fails (netem loss 100%, ip link set down); the blocks
+# transfer (the client holds the rest of its input back until then),
+# path 2 fails (netem loss 100%, ip link set down); the blocks
 # it held are resent on path 1, cmp must pass both ways and the client
 # must be left with no subflow of path 2.  Path 2 is also cut by TCP
 # resets (nft, past 1 MiB per connection).  When every path fails the
@@ -31,11 +32,13 @@ for ns in $A $B; do
 	tc -n $ns qdisc change dev veth-${ns#psk-}1 root netem delay 2ms rate 50mbit
 done
 
-# CMD runs once the server has received 2 MiB (of 16 or 32): the failure
-# hits the middle of the transfer whatever the speed of the VM.
+# CMD runs once the server has received 2 MiB, and the client, fed by
+# gated, sends no more than 4 MiB before it ran: the failure hits the
+# middle of the transfer whatever the speed of the VM (under TCG, on a
+# busy host, polling the size alone once saw the transfer end first).
 # fail_later CMD...
 fail_later() {
-	rm -f "$TMP/b.out"
+	rm -f "$TMP/b.out" "$TMP/failed"
 	(
 		local i n
 		for i in $(seq 1200); do
@@ -44,7 +47,18 @@ fail_later() {
 			sleep 0.05
 		done
 		"$@"
+		: > "$TMP/failed"
 	) &
+}
+
+# gated FILE CMD...: runs CMD with FILE on its input, holding back all but
+# the first 4 MiB until fail_later's CMD ran.
+gated() {
+	local f=$1
+	shift
+	GATED=(bash -c '{ head -c 4194304 "$0" &&
+		until [ -e "$1" ]; do sleep 0.05; done &&
+		tail -c +4194305 "$0"; } | "${@:2}"' "$f" "$TMP/failed" "$@")
 }
 
 both_loss() {		# both_loss PATH PERCENT
@@ -73,9 +87,9 @@ run_failover() {	# run_failover DESC FAM SRV1 SRV2 FAIL_CMD...
 	shift 4
 	[ "$fam" = 6 ] && opt=-6
 	fail_later "$@"
+	gated "$TMP/a" $PC $opt -i -W $((3 * STALE)) -n 4 "$s1" PORT
 	xfer "$desc: 16 MiB / 8 MiB, cmp both ways" 16777216 \
-		$PC $opt -i -n 4 -a "$s2" -l PORT -- \
-		$PC $opt -i -W $((3 * STALE)) -n 4 "$s1" PORT
+		$PC $opt -i -n 4 -a "$s2" -l PORT -- "${GATED[@]}"
 	wait
 	check_failover "$desc" "$fam" "$s1" "$s2"
 }
@@ -92,9 +106,9 @@ ip -n $A link set veth-a2 up
 
 # 3. Round-robin loses a path too (v4, loss).
 fail_later both_loss 2 100
+gated "$TMP/a" $PC -i -W $((3 * STALE)) -n 4 -d 1 10.71.1.2 PORT
 xfer "round-robin, path 2 loses every packet: 16 MiB / 8 MiB, cmp both ways" \
-	16777216 $PC -i -n 4 -d 1 -a 10.71.2.2 -l PORT -- \
-	$PC -i -W $((3 * STALE)) -n 4 -d 1 10.71.1.2 PORT
+	16777216 $PC -i -n 4 -d 1 -a 10.71.2.2 -l PORT -- "${GATED[@]}"
 wait
 left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
 [ -n "$left" ] && [ "$left" -lt 4 ] && [ -z "$(path_val 10.71.2.2 subflows)" ]
@@ -164,8 +178,8 @@ ip netns exec $B timeout 60 $PC -n 2 -l $PORT < /dev/null > "$TMP/b.out" 2> "$TM
 spid=$!
 wait_listen $B $PORT
 t0=$(date +%s)
-ip netns exec $A timeout 60 $PC -i -n 2 10.71.1.2 $PORT < "$TMP/big" \
-	> /dev/null 2> "$TMP/a.err"
+gated "$TMP/big" $PC -i -n 2 10.71.1.2 $PORT
+ip netns exec $A timeout 60 "${GATED[@]}" > /dev/null 2> "$TMP/a.err"
 rc=$?
 t=$(( $(date +%s) - t0 ))
 # The server has nothing in flight: it cannot tell; stop it.
