@@ -440,16 +440,28 @@ static bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
 
 /*
  * Room for one more unacknowledged block of @payload bytes: the blocks
- * kept for resending are bounded by the socket's send buffer and by the
- * receiver's window (PSTRIPE_WIN_BLKS blocks, PSTRIPE_WIN_BYTES bytes).
+ * kept for resending are bounded by the socket's send buffer, or by what
+ * the subflows' send buffers hold together plus the blocks the receiver
+ * may not have acknowledged yet (PSTRIPE_ACK_EVERY) when that is more: a
+ * send buffer below the bandwidth-delay product set with SO_SNDBUF reaches
+ * each subflow, and n subflows so keep n of them in flight, as the psock
+ * library's n TCP sockets do.  Never more than the receiver's window
+ * (PSTRIPE_WIN_BLKS blocks, PSTRIPE_WIN_BYTES bytes).  Lockless (poll):
+ * subflows are only freed by close().
  */
 static bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 {
 	struct sock *sk = ps_sk(ps);
+	u32 limit, sum = PSTRIPE_ACK_EVERY * PSTRIPE_BLK_BUF;
+	int i, n = READ_ONCE(ps->nsf);
 
-	u32 limit = max_t(u32, READ_ONCE(sk->sk_sndbuf), 2 * PSTRIPE_BLK_BUF);
+	for (i = 0; i < n; i++) {
+		struct pstripe_subflow *sf = READ_ONCE(ps->sf[i]);
 
-	/* The receiver holds no more than the protocol's window for us. */
+		if (pstripe_sf_live(sf))
+			sum += READ_ONCE(sf->sock->sk->sk_sndbuf);
+	}
+	limit = max_t(u32, READ_ONCE(sk->sk_sndbuf), sum);
 	limit = min_t(u32, limit, PSTRIPE_WIN_BYTES);
 	return READ_ONCE(ps->rtx_cnt) < PSTRIPE_WIN_BLKS - 1 &&
 	       READ_ONCE(ps->rtx_bytes) + sizeof(struct pstripe_blkhdr) +

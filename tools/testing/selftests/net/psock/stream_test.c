@@ -658,6 +658,69 @@ TEST_F_TIMEOUT(pair, close_delivers_queued_data, 120)
 	EXPECT_EQ(0, peer_status(pid));
 }
 
+/*
+ * SO_SNDBUF reaches every subflow, and the sender keeps unacknowledged
+ * blocks for all of them: against a peer that does not read, a PSOCK
+ * socket of n subflows with send buffers B takes more than B (up to n B
+ * plus the 8 blocks of the acknowledgement lag) before send() says
+ * EAGAIN, as n TCP sockets of the psock library would.
+ */
+TEST_F_TIMEOUT(pair, send_buffer_per_subflow, 120)
+{
+	const size_t chunk = 16384, lag = 8 * 16384;
+	struct psock_info_buf b;
+	size_t sent = 0, got = 0;
+	int fd, c, per, tries;
+	socklen_t len;
+	char *buf;
+
+	buf = calloc(1, chunk);
+	ASSERT_NE(NULL, buf);
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	per = 32768;
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &per, sizeof(per)));
+	ASSERT_EQ(0, psock_opts(fd, 4, 4, -1));
+	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
+	c = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, psock_info(fd, &b));
+	ASSERT_EQ(4, b.h.stream_cnt);
+	len = sizeof(per);
+	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &per, &len));
+	ASSERT_EQ(65536, per);		/* doubled, as TCP */
+
+	/* Fill: EAGAIN three times in a row, 50 ms apart, is full. */
+	for (tries = 0; tries < 3; ) {
+		ssize_t r = send(fd, buf, chunk, MSG_DONTWAIT);
+
+		if (r > 0) {
+			sent += r;
+			tries = 0;
+			continue;
+		}
+		ASSERT_EQ(EAGAIN, errno);
+		tries++;
+		usleep(50000);
+	}
+	TH_LOG("%zu bytes taken, subflow send buffers %d", sent, per);
+	EXPECT_LT((size_t)2 * per, sent);
+	EXPECT_GE((size_t)4 * per + lag, sent);
+
+	/* Everything taken is delivered. */
+	while (got < sent) {
+		ssize_t r = recv(c, buf, chunk, 0);
+
+		ASSERT_LT(0, r);
+		got += r;
+	}
+	EXPECT_EQ(sent, got);
+	close(fd);
+	EXPECT_EQ(0, recv(c, buf, chunk, 0));
+	close(c);
+	free(buf);
+}
+
 TEST_F_TIMEOUT(pair, timeouts, 120)
 {
 	struct timeval tv = { .tv_usec = 200000 };
