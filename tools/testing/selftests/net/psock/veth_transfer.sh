@@ -94,9 +94,11 @@ two_paths() {		# two_paths FAM DRIVER SRV1 SRV2 [CLIENT_OPTS...]
 	f1=$(path_val $s1 sent) f2=$(path_val $s2 sent)
 	[ "$n1" = 2 ] && [ "$n2" = 2 ]
 	tap_result $? "two paths v$fam driver $d: 2 subflows on each ($n1 / $n2)"
-	# Poll-all gives the slow path what its send buffers take: under
-	# TCG that has been 0.2 to 2.4 MiB of the 8, depending on how busy
-	# the host is (CI once saw 192 KiB).  Each path must carry data,
+	# Poll-all gives each block to the subflow holding the fewest
+	# unacknowledged bytes, ties rotating, so the slow path gets blocks
+	# even when the CPU, not the links, is the limit (3.7 to 4.2 MB of
+	# the 8 on the debug kernel beside a second VM; the pick by most
+	# send-buffer space once gave it 32 KiB there).  Each path must carry
 	# more than 64 KiB; what share is the benchmark's to measure.
 	[ "${f1:-0}" -gt 65536 ] && [ "${f2:-0}" -gt 65536 ]
 	tap_result $? "two paths v$fam driver $d: both carried data ($f1 / $f2 bytes)"
