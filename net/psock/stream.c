@@ -723,8 +723,7 @@ static struct pstripe_blk *pstripe_tail_pick(struct pstripe_sock *ps, int j)
 
 	if (!READ_ONCE(tj->srtt_us) || min_rtt == ~0U)
 		return NULL;	/* nothing known of its path yet */
-	eta_j = pstripe_sf_eta(ps->sf[j],
-			       READ_ONCE(tj->write_seq) - READ_ONCE(tj->snd_una) +
+	eta_j = pstripe_sf_eta(ps->sf[j], pstripe_sf_unacked(ps->sf[j]) +
 			       PSTRIPE_BLK_BUF) + min_rtt;
 	list_for_each_entry(blk, &ps->rtx, node) {
 		const struct tcp_sock *tp;
