@@ -139,8 +139,9 @@ static int hicn_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
  * Reserved fields must be zero so that they can get a meaning later.
  * Return: 0 or -EINVAL.
  */
-int hicn_addr_check(const struct sock *sk, const struct sockaddr *uaddr,
-		    int len, struct sockaddr_hicn *name)
+int hicn_addr_check(const struct sock *sk,
+		    const struct sockaddr_unsized *uaddr, int len,
+		    struct sockaddr_hicn *name)
 {
 	const struct sockaddr_hicn *addr = (const struct sockaddr_hicn *)uaddr;
 
@@ -163,7 +164,8 @@ int hicn_addr_check(const struct sock *sk, const struct sockaddr *uaddr,
  * may claim an identical or overlapping one); a consumer names the
  * namespace its requests stay in.  A socket binds once.
  */
-static int hicn_bind(struct socket *sock, struct sockaddr *uaddr, int len)
+static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
+		     int len)
 {
 	struct sock *sk = sock->sk;
 	struct hicn_sock *hs = hicn_sk(sk);

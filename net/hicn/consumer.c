@@ -499,8 +499,8 @@ void hicn_cons_shutdown(struct hicn_sock *hs)
 	spin_unlock_bh(&hs->cons.lock);
 }
 
-int hicn_cons_connect(struct socket *sock, struct sockaddr *uaddr, int len,
-		      int flags)
+int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
+		      int len, int flags)
 {
 	struct sock *sk = sock->sk;
 	struct hicn_sock *hs = hicn_sk(sk);

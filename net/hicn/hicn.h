@@ -32,6 +32,8 @@
 #include <net/sock.h>
 #include <uapi/linux/hicn.h>
 
+#include "compat.h"
+
 #define HICN_PIT_BITS		10
 #define HICN_CS_BITS		12
 #define HICN_PNAME_BITS		6
@@ -465,8 +467,9 @@ static inline void hicn_count(u64 *counter, u64 n)
 /* af_hicn.c */
 extern int hicn_family;
 extern struct proto hicn_proto;
-int hicn_addr_check(const struct sock *sk, const struct sockaddr *uaddr,
-		    int len, struct sockaddr_hicn *name);
+int hicn_addr_check(const struct sock *sk,
+		    const struct sockaddr_unsized *uaddr, int len,
+		    struct sockaddr_hicn *name);
 
 /* object.c */
 struct hicn_obj *hicn_obj_alloc(size_t len, u32 seg_size);
@@ -539,8 +542,8 @@ __poll_t hicn_prod_poll(struct sock *sk);
 extern const struct hicn_face_ops hicn_cons_face_ops;
 void hicn_cons_init(struct hicn_sock *hs);
 void hicn_cons_release(struct hicn_sock *hs);
-int hicn_cons_connect(struct socket *sock, struct sockaddr *uaddr, int len,
-		      int flags);
+int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
+		      int len, int flags);
 int hicn_cons_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		      int flags);
 __poll_t hicn_cons_poll(struct sock *sk);

@@ -168,12 +168,8 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	table[1].data = &hn->cs_max_entries;
 	table[2].data = &hn->cs_mem_max;
 	table[3].data = &hn->prod_mem_max;
-#ifdef HICN_HAVE_SYSCTL_SZ
 	hn->sysctl_hdr = register_net_sysctl_sz(net, "net/hicn", table,
 						HICN_SYSCTLS);
-#else
-	hn->sysctl_hdr = register_net_sysctl(net, "net/hicn", table);
-#endif
 	if (!hn->sysctl_hdr) {
 		kfree(table);
 		return -ENOMEM;

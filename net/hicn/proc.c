@@ -68,8 +68,8 @@ static int hicn_seq_show(struct seq_file *seq, void *v)
 	if (sk->sk_protocol > 0 && sk->sk_protocol <= HICN_PROTO_MAX)
 		proto = hicn_proto_names[sk->sk_protocol];
 
-	seq_printf(seq, "%-8lu %-5u %-4s %-10s ", sock_i_ino(sk),
-		   from_kuid_munged(seq_user_ns(seq), sock_i_uid(sk)),
+	seq_printf(seq, "%-8llu %-5u %-4s %-10s ", (u64)sock_i_ino(sk),
+		   from_kuid_munged(seq_user_ns(seq), sk_uid(sk)),
 		   sk->sk_type == SOCK_PROD ? "PROD" : "CONS", proto);
 	if (hs->bound)
 		seq_printf(seq, "%pI6c/%u\n", &hs->name.sin_addr,

@@ -116,12 +116,8 @@ static int __net_init pstripe_net_init(struct net *net)
 	table[4].data = &pn->stale_timeout_ms;
 	table[5].data = &pn->hello_timeout_ms;
 
-#ifdef PSTRIPE_HAVE_SYSCTL_SZ
 	pn->sysctl_hdr = register_net_sysctl_sz(net, "net/psock", table,
 						PSTRIPE_SYSCTLS);
-#else
-	pn->sysctl_hdr = register_net_sysctl(net, "net/psock", table);
-#endif
 	if (!pn->sysctl_hdr) {
 		kfree(table);
 		return -ENOMEM;

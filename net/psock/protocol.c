@@ -147,9 +147,8 @@ static int __init pstripe6_init(void)
 	pstripe6_prot = pstripe_prot;
 	strscpy(pstripe6_prot.name, "PSOCKv6", sizeof(pstripe6_prot.name));
 	pstripe6_prot.obj_size = sizeof(struct pstripe6_sock);
-#ifdef PSTRIPE_HAVE_PINFO_OFFSET
-	pstripe6_prot.ipv6_pinfo_offset = offsetof(struct pstripe6_sock, np);
-#endif
+	pstripe_set_ipv6_pinfo_offset(&pstripe6_prot,
+				      offsetof(struct pstripe6_sock, np));
 
 	err = proto_register(&pstripe6_prot, 1);
 	if (err)

@@ -12,6 +12,8 @@
 #include <net/inet_sock.h>
 #include <uapi/linux/psock.h>
 
+#include "compat.h"
+
 /* Counters of /proc/net/psock, per netns (proc.c). */
 enum {
 	PSTRIPE_MIB_ACTIVE_OPENS,	/* connect() completed */

@@ -1234,7 +1234,7 @@ static int pstripe_open_data_subflows(struct pstripe_sock *ps,
 
 	for (i = 1; i < ps->stream_cnt; i++) {
 		struct pstripe_subflow *sf = pstripe_sf_create(sk, i, &err);
-		int d = i % ndst;
+		int d = i % ndst, s = i % nsrc;
 
 		if (!sf)
 			goto out;
@@ -1244,14 +1244,16 @@ static int pstripe_open_data_subflows(struct pstripe_sock *ps,
 		err = 0;
 		if (nsrc > 1)
 			err = kernel_bind(sf->sock,
-					  (struct sockaddr *)&src[i % nsrc],
+					  (struct sockaddr_unsized *)&src[s],
 					  slen);
 		else if (!d)
-			err = kernel_bind(sf->sock, (struct sockaddr *)&src[0],
+			err = kernel_bind(sf->sock,
+					  (struct sockaddr_unsized *)&src[0],
 					  slen);
 		if (err)
 			goto out;
-		err = kernel_connect(sf->sock, (struct sockaddr *)&dst[d], dlen,
+		err = kernel_connect(sf->sock,
+				     (struct sockaddr_unsized *)&dst[d], dlen,
 				     O_NONBLOCK);
 		if (err && err != -EINPROGRESS)
 			goto out;
@@ -1864,7 +1866,7 @@ static int pstripe_first(struct sock *sk)
 	return 0;
 }
 
-static int pstripe_bind(struct socket *sock, struct sockaddr *uaddr,
+static int pstripe_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 			int addr_len)
 {
 	struct sock *sk = sock->sk;
@@ -1980,21 +1982,10 @@ out:
 	return err;
 }
 
-#ifdef PSTRIPE_HAVE_ACCEPT_ARG
-static int pstripe_accept(struct socket *sock, struct socket *newsock,
-			  struct proto_accept_arg *arg)
-{
-	return pstripe_accept_sk(sock, newsock, arg->flags);
-}
-#else
-static int pstripe_accept(struct socket *sock, struct socket *newsock,
-			  int flags, bool kern)
-{
-	return pstripe_accept_sk(sock, newsock, flags);
-}
-#endif
+/* proto_ops->accept: its arguments differ between kernels (compat.h). */
+PSTRIPE_DEFINE_ACCEPT(pstripe_accept)
 
-static int pstripe_connect(struct socket *sock, struct sockaddr *uaddr,
+static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 			   int addr_len, int flags)
 {
 	struct sock *sk = sock->sk;

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel API differences hicn.ko meets between Linux 6.1 and 7.2, all
+ * in this file so that the .c files read the same on every kernel: they use
+ * the newest API and this file provides it on older kernels.
+ *
+ * net/hicn/Kbuild detects each difference in the kernel's headers rather
+ * than from the version number (distributions backport), and passes:
+ *
+ *   HICN_HAVE_SYSCTL_SZ         6.6: register_net_sysctl_sz(); a sysctl
+ *                               table is registered with its size and needs
+ *                               no sentinel.  Before, register_net_sysctl()
+ *                               walks the table up to its sentinel.
+ *   HICN_HAVE_CONST_CTL_TABLE   6.11: proc_handler takes a const struct
+ *                               ctl_table; HICN_CTL_CONST is that const.
+ *   HICN_HAVE_SK_UID            6.17: sk_uid() reads the owner's uid, and
+ *                               sock_i_uid() is gone.
+ *   HICN_HAVE_SOCKADDR_UNSIZED  6.19: proto_ops->bind and ->connect take a
+ *                               struct sockaddr_unsized (before: struct
+ *                               sockaddr).
+ *
+ * sock_i_ino() returns a u64 since 7.1 (an unsigned long before): proc.c
+ * prints it as a u64, which is right on every kernel and needs nothing here.
+ */
+#ifndef _NET_HICN_COMPAT_H
+#define _NET_HICN_COMPAT_H
+
+#include <linux/socket.h>
+#include <linux/sysctl.h>
+#include <linux/uidgid.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#ifndef HICN_HAVE_SYSCTL_SZ
+static inline struct ctl_table_header *
+register_net_sysctl_sz(struct net *net, const char *path,
+		       struct ctl_table *table, size_t table_size)
+{
+	return register_net_sysctl(net, path, table);
+}
+#endif
+
+#ifdef HICN_HAVE_CONST_CTL_TABLE
+#define HICN_CTL_CONST	const
+#else
+#define HICN_CTL_CONST
+#endif
+
+#ifndef HICN_HAVE_SK_UID
+/* sock_i_uid() does not change @sk: it only takes sk_callback_lock. */
+static inline kuid_t sk_uid(const struct sock *sk)
+{
+	return sock_i_uid((struct sock *)sk);
+}
+#endif
+
+#ifndef HICN_HAVE_SOCKADDR_UNSIZED
+#define sockaddr_unsized sockaddr
+#endif
+
+#endif /* _NET_HICN_COMPAT_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel API differences psock.ko meets between Linux 6.1 and 7.2, all
+ * in this file so that the .c files read the same on every kernel: they use
+ * the newest API and this file provides it on older kernels.
+ *
+ * net/psock/Kbuild detects each difference in the kernel's headers rather
+ * than from the version number (distributions backport), and passes:
+ *
+ *   PSTRIPE_HAVE_PINFO_OFFSET        6.6: struct proto says where a
+ *                                    socket's ipv6_pinfo is.  Before,
+ *                                    inet6_sk_generic() finds it at the end
+ *                                    of the object.
+ *   PSTRIPE_HAVE_SYSCTL_SZ           6.6: register_net_sysctl_sz(); a sysctl
+ *                                    table is registered with its size and
+ *                                    needs no sentinel.  Before,
+ *                                    register_net_sysctl() walks the table
+ *                                    up to its sentinel.
+ *   PSTRIPE_HAVE_ACCEPT_ARG          6.10: proto_ops->accept takes a
+ *                                    struct proto_accept_arg (before: the
+ *                                    flags and a kern flag).
+ *   PSTRIPE_HAVE_SOCKADDR_UNSIZED    6.19: proto_ops->bind and ->connect,
+ *                                    kernel_bind() and kernel_connect() take
+ *                                    a struct sockaddr_unsized (before:
+ *                                    struct sockaddr).
+ */
+#ifndef _NET_PSOCK_COMPAT_H
+#define _NET_PSOCK_COMPAT_H
+
+#include <linux/net.h>
+#include <linux/socket.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+/* Where @prot's sockets keep their struct ipv6_pinfo. */
+static inline void pstripe_set_ipv6_pinfo_offset(struct proto *prot,
+						 unsigned int offset)
+{
+#ifdef PSTRIPE_HAVE_PINFO_OFFSET
+	prot->ipv6_pinfo_offset = offset;
+#endif
+}
+
+#ifndef PSTRIPE_HAVE_SYSCTL_SZ
+static inline struct ctl_table_header *
+register_net_sysctl_sz(struct net *net, const char *path,
+		       struct ctl_table *table, size_t table_size)
+{
+	return register_net_sysctl(net, path, table);
+}
+#endif
+
+/*
+ * PSTRIPE_DEFINE_ACCEPT(name) defines name(), a proto_ops->accept with this
+ * kernel's arguments, that calls
+ * int name_sk(struct socket *sock, struct socket *newsock, int flags).
+ */
+#ifdef PSTRIPE_HAVE_ACCEPT_ARG
+#define PSTRIPE_DEFINE_ACCEPT(name)					\
+static int name(struct socket *sock, struct socket *newsock,		\
+		struct proto_accept_arg *arg)				\
+{									\
+	return name##_sk(sock, newsock, arg->flags);			\
+}
+#else
+#define PSTRIPE_DEFINE_ACCEPT(name)					\
+static int name(struct socket *sock, struct socket *newsock,		\
+		int flags, bool kern)					\
+{									\
+	return name##_sk(sock, newsock, flags);				\
+}
+#endif
+
+#ifndef PSTRIPE_HAVE_SOCKADDR_UNSIZED
+#define sockaddr_unsized sockaddr
+#endif
+
+#endif /* _NET_PSOCK_COMPAT_H */
