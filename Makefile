@@ -8,10 +8,16 @@
 #                         uapi headers and the userspace library
 #   make check            set-up, build, every selftest in a VM per kernel:
 #                         Debian 6.1, Debian 6.12 and the debug kernel
-#                         (KERNELS="6.1 6.12 6.12-debug" SUITES="hicn psock"
+#                         (mainline 7.2 with KASAN, kmemleak, lockdep, ...)
+#                         (KERNELS="6.1 6.12 7.2-debug" SUITES="hicn psock"
 #                         narrow it)
+#   make check-long       what CI does not run: make check with LONG=1 (the
+#                         stress, flood and soak sizes), the harness
+#                         self-test and the benchmarks
 #   make check-harness    the harness's own self-test: deliberately leaking
-#                         and use-after-free builds must turn a run red
+#                         and use-after-free builds, a missing kernel, a
+#                         guest without memory and a hung guest must each
+#                         turn a run red with a log naming the cause
 #   make demo             set-up, build, boot a VM and run the demo
 #   make bench            set-up, build, run bench/ in a VM
 #   make style            checkpatch.pl --strict over our C files
@@ -19,9 +25,10 @@
 #
 # KDIR selects the kernel to build against.  Default: the running kernel's
 # build directory when it exists, otherwise every installed kernel under
-# /lib/modules plus the debug kernel when it has been built.  Each kernel's
-# objects go to .cache/build/<release>/ so several kernels can be built side
-# by side.
+# /lib/modules plus the debug kernel when it has been built.  The VM targets
+# (check, demo, bench) always build for every installed kernel and the debug
+# kernel, whatever kernel the host runs.  Each kernel's objects go to
+# .cache/build/<release>/ so several kernels can be built side by side.
 
 TOP	:= $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 CACHE	?= $(TOP)/.cache
@@ -30,17 +37,21 @@ DEBUG_KDIR := $(CACHE)/debug-kernel/current
 KSRC	:= $(CACHE)/ksrc
 PREFIX	?= /usr/local
 
+ALL_KDIRS = $(patsubst %/Makefile,%,$(wildcard /lib/modules/*/build/Makefile)) \
+	    $(if $(wildcard $(DEBUG_KDIR)/Module.symvers),$(DEBUG_KDIR))
+
 ifneq ($(origin KDIR),undefined)
 KDIRS	:= $(KDIR)
+else ifneq ($(VM_TARGETS),)
+KDIRS	:= $(ALL_KDIRS)
 else ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
 KDIRS	:= /lib/modules/$(shell uname -r)/build
 else
-KDIRS	:= $(wildcard /lib/modules/*/build) \
-	   $(if $(wildcard $(DEBUG_KDIR)/Module.symvers),$(DEBUG_KDIR))
+KDIRS	:= $(ALL_KDIRS)
 endif
 
 # Targets of the VM runs: "make check" covers the debug kernel too.
-CHECK_KERNELS	?= 6.1 6.12 6.12-debug
+CHECK_KERNELS	?= 6.1 6.12 7.2-debug
 KERNELS		?= $(CHECK_KERNELS)
 
 # Release string of a kernel build directory: /lib/modules/<rel>/build
@@ -60,7 +71,8 @@ USERSPACE := userspace bench
 export TOP KSRC KERNELS
 
 .PHONY: all modules userspace selftests install uninstall clean \
-	setup debug-kernel check check-harness demo bench style sparse
+	setup debug-kernel check check-long check-harness demo bench style \
+	sparse
 
 all: modules userspace
 
@@ -103,7 +115,7 @@ uninstall:
 	$(MAKE) -s -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:
-	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/logs
+	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/runs $(CACHE)/logs
 	@set -e; for d in $(USERSPACE) $(SELFTESTS); do $(MAKE) -s -C $$d clean; done
 
 setup:
@@ -113,18 +125,26 @@ setup:
 debug-kernel: setup
 	@tools/testing/vm/debug-kernel.sh >/dev/null
 
-# The VM targets build for every installed kernel, warnings as errors; the
-# debug kernel is built first when a target asks for it.
+# The VM targets build for every installed kernel and the debug kernel,
+# warnings as errors; the debug kernel is built first when a target asks
+# for it.
 VM_BUILD = $(MAKE) -s setup && \
 	{ case " $(KERNELS) " in *-debug*) $(MAKE) -s debug-kernel;; esac; } && \
-	$(MAKE) -s WERROR=1 modules selftests
+	$(MAKE) -s WERROR=1 VM_TARGETS=1 modules selftests
 
 check:
 	@$(VM_BUILD)
 	@tools/testing/vm/run.sh check
 
+check-long:
+	@$(VM_BUILD)
+	@LONG=1 tools/testing/vm/run.sh check
+	@$(MAKE) -s check-harness
+	@$(MAKE) -s bench
+
 check-harness:
-	@$(MAKE) -s KERNELS=6.12-debug setup debug-kernel
+	@$(MAKE) -s KERNELS=7.2-debug setup debug-kernel
+	@$(MAKE) -s WERROR=1 VM_TARGETS=1 modules selftests
 	@tools/testing/vm/selftest.sh
 
 demo: KERNELS = 6.12

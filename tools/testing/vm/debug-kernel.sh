@@ -1,15 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build (once) the debug kernel the harness runs as its third target: Debian's
-# linux-source-6.12 with virtme-ng's small VM config plus debug.config
-# (KASAN, kmemleak, lockdep, UBSAN, KFENCE, ...).
+# Build (once) the debug kernel the harness runs as its third target: current
+# mainline as Debian ships it (sid's linux-source-7.2), configured from a
+# minimal base, "make allnoconfig" + vm.config (what a virtme-ng guest needs)
+# + debug.config (KASAN, kmemleak, lockdep, UBSAN, KFENCE, debug objects,
+# refcount trackers, and what the suites use).  No defconfig: no GPU, sound,
+# USB or storage drivers a VM never uses.
+#
+# The source package is fetched with "apt-get download" through a private
+# sources list and private apt state in .cache/apt-sid/: sid is never added
+# to the machine's own suites and nothing is installed from it.
 #
 # The result is cached in .cache/debug-kernel/<key>, key = hash of the
-# linux-source package version and debug.config; .cache/debug-kernel/current
+# package version, vm.config and debug.config; .cache/debug-kernel/current
 # points at it.  The build happens in <key>.tmp and is renamed only when it
 # succeeded, so a failed or interrupted build never poisons the cache.
 #
+# Environment: DEBUG_SRC_PKG (default linux-source-7.2), JOBS.
 # Prints the path of the built tree on the last line.
 
 set -euo pipefail
@@ -17,14 +25,55 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 CACHE=${CACHE:-$TOP/.cache}
 DIR=$CACHE/debug-kernel
+VMFRAG=$TOP/tools/testing/vm/vm.config
 FRAG=$TOP/tools/testing/vm/debug.config
+PKG=${DEBUG_SRC_PKG:-linux-source-7.2}
 JOBS=${JOBS:-$(nproc)}
-export PATH="$CACHE/venv/bin:$PATH"
+APT=$CACHE/apt-sid
 
-tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | sort -V | tail -n1)
-[ -n "$tarball" ] || { echo "debug-kernel: linux-source-6.12 missing (make setup)" >&2; exit 1; }
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12)
-key=$( { echo "$srcver"; cat "$FRAG"; } | sha256sum | cut -c1-16)
+say() { echo "debug-kernel: $*" >&2; }
+
+# apt-get and apt-cache on sid's index only, with state of their own.
+sid_apt() {
+	local tool=$1
+	shift
+	"$tool" -o Dir::Etc::SourceList="$APT/sources.list" \
+		-o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$APT/lists" \
+		-o Dir::Cache="$APT/cache" \
+		-o Debug::NoLocking=1 -o APT::Sandbox::User=root "$@"
+}
+
+# The newest $PKG in sid, downloaded once into $APT; prints the tarball.
+fetch_source() {
+	local ver deb
+	mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian sid main" \
+		> "$APT/sources.list"
+	# The index is refreshed at most once a day.
+	if [ -z "$(find "$APT/lists" -name '*_Packages*' -mtime -1 2>/dev/null)" ]; then
+		sid_apt apt-get -qq update >&2 || { say "apt-get update of sid failed"; return 1; }
+	fi
+	ver=$(sid_apt apt-cache show "$PKG" 2>/dev/null |
+	      sed -n 's/^Version: //p' | sort -V | tail -n1)
+	[ -n "$ver" ] || { say "$PKG not found in sid"; return 1; }
+	deb=$APT/${PKG}_${ver}_all.deb
+	if [ ! -f "$APT/$PKG-$ver.tar.xz" ]; then
+		rm -f "$APT"/*.deb "$APT"/*.tar.xz
+		say "downloading $PKG $ver"
+		(cd "$APT" && sid_apt apt-get -qq download "$PKG=$ver" >&2)
+		dpkg-deb --fsys-tarfile "$deb" |
+			tar -xO --wildcards './usr/src/linux-source-*.tar.xz' \
+			> "$APT/$PKG-$ver.tar.xz.tmp"
+		mv "$APT/$PKG-$ver.tar.xz.tmp" "$APT/$PKG-$ver.tar.xz"
+		rm -f "$deb"
+	fi
+	echo "$APT/$PKG-$ver.tar.xz"
+}
+
+tarball=$(fetch_source)
+srcver=$(basename "$tarball" .tar.xz)
+key=$( { echo "$srcver"; cat "$VMFRAG" "$FRAG"; } | sha256sum | cut -c1-16)
 out=$DIR/$key
 
 if [ -f "$out/arch/x86/boot/bzImage" ] && [ -f "$out/.hicn-complete" ]; then
@@ -33,7 +82,7 @@ if [ -f "$out/arch/x86/boot/bzImage" ] && [ -f "$out/.hicn-complete" ]; then
 	exit 0
 fi
 
-echo "debug-kernel: building linux-source $srcver with debug.config (key $key)" >&2
+say "building $srcver with vm.config + debug.config (key $key)"
 start=$(date +%s)
 tmp=$out.tmp
 rm -rf "$tmp"
@@ -41,24 +90,22 @@ mkdir -p "$tmp"
 tar -xf "$tarball" -C "$tmp" --strip-components=1
 
 cd "$tmp"
-vng --kconfig --config "$FRAG" >.hicn-kconfig.log 2>&1 ||
-	{ tail -n 20 .hicn-kconfig.log >&2; exit 1; }
-# Everything built in: the VM has no module tree for this kernel.
-make -s mod2yesconfig >/dev/null
-# mod2yesconfig can re-enable what the fragment turned off; apply it again.
-scripts/kconfig/merge_config.sh -m .config "$FRAG" >/dev/null
+make -s allnoconfig >/dev/null
+scripts/kconfig/merge_config.sh -m .config "$VMFRAG" "$FRAG" >/dev/null
 make -s olddefconfig >/dev/null
 
-# Every option of the fragment must have survived (a typo or a missing
+# Every option of the fragments must have survived (a typo or a missing
 # dependency would silently drop it).
 bad=0
-while IFS= read -r line; do
-	case $line in
-	CONFIG_*=n) opt=${line%%=*}
-		grep -q "^$opt=" .config && { echo "debug-kernel: $opt still set" >&2; bad=1; } ;;
-	CONFIG_*) grep -qxF "$line" .config || { echo "debug-kernel: $line not applied" >&2; bad=1; } ;;
-	esac
-done < "$FRAG"
+for f in "$VMFRAG" "$FRAG"; do
+	while IFS= read -r line; do
+		case $line in
+		CONFIG_*=n) opt=${line%%=*}
+			grep -q "^$opt=" .config && { say "$opt still set"; bad=1; } ;;
+		CONFIG_*) grep -qxF "$line" .config || { say "$line not applied"; bad=1; } ;;
+		esac
+	done < "$f"
+done
 [ $bad -eq 0 ] || exit 1
 
 make -s -j"$JOBS" bzImage modules >/dev/null
@@ -77,6 +124,6 @@ rm -rf "$out"
 mv "$tmp" "$out"
 ln -sfn "$key" "$DIR/current"
 [ -f "$DIR/current/arch/x86/boot/bzImage" ] ||
-	{ echo "debug-kernel: $DIR/current is not usable" >&2; exit 1; }
-echo "debug-kernel: built in $(( $(date +%s) - start ))s" >&2
+	{ say "$DIR/current is not usable"; exit 1; }
+say "built in $(( $(date +%s) - start ))s"
 echo "$out"

@@ -5,13 +5,22 @@
 #
 #   guest.sh MODE RELEASE RESULTS_DIR [SUITES] [MODBUILD]
 #
-# Loads hicn.ko and psock.ko with insmod, runs the job of MODE, then checks
-# that the sockets are all gone (/proc/net/protocols), that both modules
-# unload, and that the kernel log holds no warning, oops or leak report.
-# Where the kernel has kmemleak (the debug kernel), the leaks found once the
-# modules are unloaded fail the run too.
+# Writes RESULTS_DIR/started first (run.sh tells a VM that never booted from
+# one that died in the tests by it), loads hicn.ko and psock.ko with insmod,
+# runs the job of MODE, unloads both modules and checks the kernel log and,
+# where the kernel has kmemleak, the leaks (the debug kernel must have it).
+# After every test program:
+#   - its TAP plan ("1..N") must match the results it printed; a test it
+#     planned and did not report is a failure, and so are SKIP and XFAIL
+#     (a feature that is only skipped is not built);
+#   - the kernel log it caused must hold no warning, oops, leak report or
+#     error of our modules: a report names the program;
+#   - the module reference counts of hicn and psock must come back to what
+#     they were before it (every socket of ours, in any network namespace,
+#     holds one), so a socket left behind names the program too.
 # Everything is reported as TAP on stdout; the counts go to RESULTS_DIR
-# (passed, failed), the kernel log to RESULTS_DIR/dmesg.txt, and the file
+# (passed, failed), one line "suite/prog tests seconds" per program to
+# RESULTS_DIR/times, the kernel log to RESULTS_DIR/dmesg.txt, and the file
 # RESULTS_DIR/done is written last: run.sh fails a kernel without it.
 
 set -u
@@ -38,6 +47,12 @@ BAD_LOG+='|soft lockup|hard LOCKUP|rcu_.*stall|Slab cache still has objects'
 BAD_LOG+='|possible circular locking|inconsistent lock state'
 BAD_LOG+='|suspicious RCU usage|sleeping function called|list_add corruption'
 BAD_LOG+='|list_del corruption|cut here|suspected memory leak'
+BAD_LOG+='|unregister_netdevice: waiting for|ODEBUG:|ref_tracker:'
+BAD_LOG+='|leaked reference|Kernel panic|memory leak detector disabled'
+# Our modules' own errors and warnings (dmesg -x: "kern  :err   : [...]"),
+# except the kernel's notice that an out-of-tree module taints it.
+OUR_LOG='^kern *:(emerg|alert|crit|err|warn) *: \[[^]]*\] (hicn|psock): '
+OUR_OK='out-of-tree module taints kernel|module verification failed'
 
 passed=0
 failed=0
@@ -61,20 +76,29 @@ result() {		# result 0|1 DESCRIPTION
 }
 
 # Run one test program and fold its TAP results into ours.  A skipped test
-# counts as failed: a feature that is only skipped is not built.
+# counts as failed: a feature that is only skipped is not built; an expected
+# failure (XFAIL) is a failure too.  A test the plan announced and the
+# program never reported is a failure.
 run_test() {		# run_test SUITE PROGRAM TIMEOUT
-	local suite=$1 prog=$2 tmo=$3 out rc line nres=0 nfail=0 t0
+	local suite=$1 prog=$2 tmo=$3 out rc line nres=0 nfail=0 t0 secs plan=
 	out=$RES/$suite.$prog.tap
 	echo "# $suite/$prog"
 	t0=$(date +%s)
 	(cd "$SELFTESTS/$suite" && timeout -k 5 "$tmo" "./$prog") >"$out" 2>&1
 	rc=$?
-	echo "# $suite/$prog: exit $rc after $(( $(date +%s) - t0 ))s"
+	secs=$(( $(date +%s) - t0 ))
+	echo "# $suite/$prog: exit $rc after ${secs}s"
 	sed 's/^/#   /' "$out"
 	while IFS= read -r line; do
 		case $line in
+		1..[0-9]*)
+			[ -n "$plan" ] || plan=${line#1..}
+			plan=${plan%%[!0-9]*} ;;
 		"ok "*"# SKIP"*|"ok "*"# skip"*)
 			result 1 "$suite/$prog: ${line#ok } (skipped)"
+			nres=$((nres + 1)); nfail=$((nfail + 1)) ;;
+		"ok "*"# XFAIL"*|"ok "*"# xfail"*)
+			result 1 "$suite/$prog: ${line#ok } (expected failure)"
 			nres=$((nres + 1)); nfail=$((nfail + 1)) ;;
 		"ok "*)
 			result 0 "$suite/$prog: ${line#ok }"
@@ -91,6 +115,67 @@ run_test() {		# run_test SUITE PROGRAM TIMEOUT
 	elif [ "$nres" -eq 0 ]; then
 		result 1 "$suite/$prog: reported no result"
 	fi
+	if [ -z "$plan" ]; then
+		result 1 "$suite/$prog: printed no TAP plan (1..N)"
+	elif [ "$nres" -lt "$plan" ]; then
+		result 1 "$suite/$prog: planned $plan tests, reported $nres"
+		failed=$((failed + plan - nres - 1))
+		save_counts
+	elif [ "$nres" -gt "$plan" ]; then
+		result 1 "$suite/$prog: planned $plan tests, reported $nres"
+	fi
+	echo "$suite/$prog $nres $secs" >> "$RES/times"
+	check_after "$suite/$prog"
+}
+
+# Module references of hicn and psock: one per socket of ours, in whatever
+# network namespace, and per open /proc or sysctl file.
+refs() {
+	cat "/sys/module/$1/refcnt" 2>/dev/null || echo gone
+}
+
+# Wait up to $2 seconds for module $1's references to come back to the
+# baseline; sockets may outlive their process for a moment (RCU, work,
+# close's wait for acks).
+refs_settle() {		# refs_settle MODULE SECONDS
+	local i=0
+	while [ "$(refs "$1")" != "${BASE_REFS[$1]}" ] && [ $i -lt "$2" ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	[ "$(refs "$1")" = "${BASE_REFS[$1]}" ]
+}
+
+# The errors of ours a program provokes on purpose: its lines of the
+# suite's log_allow, as one "|alternative|..." of extended regexes.
+log_allowed() {		# log_allowed SUITE/PROG
+	local f=$SELFTESTS/${1%%/*}/log_allow
+	[ -f "$f" ] || return 0
+	awk -v p="${1#*/}" '$1 == p { sub(/^[^ ]+ /, ""); printf "|%s", $0 }' "$f"
+}
+
+# After each program: the kernel log it caused, and the sockets it left
+# (not once the modules are gone: "nomod").
+check_after() {		# check_after WHAT [nomod]
+	local new=$RES/dmesg.new m ok
+	dmesg -c -x > "$new"
+	sed 's/^[a-z]* *:[a-z]* *: //' "$new" >> "$RES/dmesg.txt"
+	ok=$OUR_OK$(log_allowed "$1")
+	if grep -q -E "$BAD_LOG" "$new" ||
+	   grep -E "$OUR_LOG" "$new" | grep -q -v -E "$ok"; then
+		result 1 "$1: kernel log: a report (all in dmesg.txt)"
+		{ grep -E "$BAD_LOG" "$new"; grep -E "$OUR_LOG" "$new" |
+		  grep -v -E "$ok"; } | head -n 20 | sed 's/^/#   /'
+		echo "# first report in full:"
+		grep -m1 -B2 -A40 -E "$BAD_LOG|$OUR_LOG" "$new" | sed 's/^/#   /'
+		LOG_BAD=1
+	fi
+	rm -f "$new"
+	[ "${2:-}" = nomod ] && return
+	for m in hicn psock; do
+		refs_settle $m "$SETTLE" && continue
+		result 1 "$1: $m sockets left: $(refs $m) module references, ${BASE_REFS[$m]} before"
+	done
 }
 
 suite_tests() {		# the programs of a suite, in order
@@ -119,21 +204,11 @@ run_suites() {
 	done
 }
 
-inuse() {		# sockets of a protocol in this netns
-	awk -v p="$1" '$1 == p { print $3 }' /proc/net/protocols
-}
-
+# The end of the run: whatever the last check_after() did not see.
 check_kernel_log() {
-	dmesg > "$RES/dmesg.txt"
-	if grep -q -E "$BAD_LOG" "$RES/dmesg.txt"; then
-		result 1 "kernel log: no warning, oops or leak report"
-		echo "# reports ($(grep -c -E "$BAD_LOG" "$RES/dmesg.txt") lines; all in dmesg.txt):"
-		grep -E "$BAD_LOG" "$RES/dmesg.txt" | head -n 20 | sed 's/^/#   /'
-		echo "# first report in full:"
-		grep -m1 -B2 -A40 -E "$BAD_LOG" "$RES/dmesg.txt" | sed 's/^/#   /'
-	else
-		result 0 "kernel log: no warning, oops or leak report"
-	fi
+	check_after "the end of the run" nomod
+	[ "${LOG_BAD:-0}" -eq 0 ]
+	result $? "kernel log: no warning, oops, leak report or error of ours"
 }
 
 # kmemleak: forget what the boot left, so only what happens from here on
@@ -147,9 +222,19 @@ kmemleak_start() {
 # After the modules are gone: two scans (an object must be older than 5 s
 # and seen unreferenced), then every report fails the run.
 kmemleak_check() {
-	[ -w "$KMEMLEAK" ] || return 0
+	if [ ! -w "$KMEMLEAK" ]; then
+		case $REL in
+		*-debug) result 1 "kmemleak: active on the debug kernel" ;;
+		esac
+		return 0
+	fi
 	sleep 6
-	echo scan > "$KMEMLEAK"
+	# A kmemleak that disabled itself (pool exhausted, an error) refuses
+	# the scan: that is a failure, not a clean result.
+	if ! { echo scan > "$KMEMLEAK"; } 2>/dev/null; then
+		result 1 "kmemleak: active (it refused to scan; see dmesg.txt)"
+		return 0
+	fi
 	sleep 6
 	echo scan > "$KMEMLEAK"
 	cat "$KMEMLEAK" > "$RES/kmemleak.txt"
@@ -162,48 +247,65 @@ kmemleak_check() {
 	fi
 }
 
-echo "TAP version 13"
-echo "# kernel $(uname -r), mode $MODE"
-save_counts
-dmesg > "$RES/dmesg.boot.txt"
-dmesg -C
-sysctl -qw kernel.panic_on_warn=0 2>/dev/null
-ip link set lo up
-kmemleak_start
+# The run itself.  A function, called on the last line: bash reads a script
+# as it goes, and a guest.sh edited on the host while a VM runs it would
+# otherwise go on at the old offset in the new text.
+main() {
+	touch "$RES/started"
+	echo "TAP version 13"
+	echo "# kernel $(uname -r), mode $MODE"
+	save_counts
+	: > "$RES/times"
+	dmesg > "$RES/dmesg.boot.txt"
+	dmesg -C
+	SETTLE=30
+	declare -gA BASE_REFS
+	sysctl -qw kernel.panic_on_warn=0 2>/dev/null
+	ip link set lo up
+	kmemleak_start
 
-insmod "$HICN_KO"; result $? "insmod hicn.ko"
-insmod "$PSOCK_KO"; result $? "insmod psock.ko"
+	insmod "$HICN_KO"; result $? "insmod hicn.ko"
+	insmod "$PSOCK_KO"; result $? "insmod psock.ko"
+	BASE_REFS[hicn]=$(refs hicn)
+	BASE_REFS[psock]=$(refs psock)
 
-case $MODE in
-check)
-	run_suites
-	;;
-demo)
-	"$TOP/userspace/demo/demo.sh"
-	result $? "demo"
-	;;
-bench)
-	# Data files for bench/plot.sh, which run.sh calls on the host.
-	# SUITES, if set, names the benchmarks to run.
-	BENCH_OUT=$RES BENCHES="$SUITES" "$TOP/bench/run.sh"
-	result $? "bench"
-	;;
-*)
-	result 1 "unknown mode $MODE"
-	;;
-esac
+	case $MODE in
+	check)
+		run_suites
+		;;
+	demo)
+		"$TOP/userspace/demo/demo.sh"
+		result $? "demo"
+		;;
+	bench)
+		# Data files for bench/plot.sh, which run.sh calls on the host.
+		# SUITES, if set, names the benchmarks to run.
+		BENCH_OUT=$RES BENCHES="$SUITES" "$TOP/bench/run.sh"
+		result $? "bench"
+		;;
+	hang)
+		# Harness self-test only: a guest that never ends; run.sh must kill
+		# it at its limit.
+		sleep infinity
+		;;
+	*)
+		result 1 "unknown mode $MODE"
+		;;
+	esac
 
-for p in HICN PSOCK PSOCKv6; do
-	c=$(inuse $p)
-	[ "${c:-0}" = 0 ]
-	result $? "no $p socket left (inuse ${c:-none})"
-done
-rmmod psock; result $? "rmmod psock"
-rmmod hicn; result $? "rmmod hicn"
-kmemleak_check
-check_kernel_log
+	for m in hicn psock; do
+		refs_settle $m "$SETTLE"
+		result $? "no $m socket left in any namespace ($(refs $m) module references, ${BASE_REFS[$m]} after insmod)"
+	done
+	rmmod psock; result $? "rmmod psock"
+	rmmod hicn; result $? "rmmod hicn"
+	kmemleak_check
+	check_kernel_log
 
-echo "1..$n"
-echo "# $passed passed, $failed failed"
-save_counts
-touch "$RES/done"
+	echo "1..$n"
+	echo "# $passed passed, $failed failed"
+	save_counts
+	touch "$RES/done"
+}
+
+main "$@"; exit

@@ -1,30 +1,48 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot one VM per target kernel and run a job inside it (guest.sh).
+# Boot one VM per target kernel, one at a time, and run a job inside it
+# (guest.sh).
 #
 #   run.sh check   every selftest suite; TAP collected, kernel log checked
 #   run.sh demo    the demo of the main job
 #   run.sh bench   everything under bench/
+#   run.sh hang    a guest that never ends (the harness self-test)
 #
 # Environment:
 #   KERNELS   target kernels: "6.1", "6.12" (the newest Debian kernel of the
-#             series in /boot), "6.12-debug" (the debug kernel of
+#             series in /boot), "7.2-debug" (the debug kernel of
 #             debug-kernel.sh) or a full release name; default
-#             "6.1 6.12 6.12-debug"
+#             "6.1 6.12 7.2-debug"
 #   SUITES    suites or single tests: "hicn", "psock", "hicn/socket_test";
-#             for bench, the benchmarks: "psock_paths.sh psock_rtt.sh"
+#             for bench, the benchmarks: "psock_paths.sh psock_rtt.sh".
+#             Default: all suites, or on the debug kernel DEBUG_SUITES when
+#             that is set (make check sets it, make check-long does not)
 #   VM_TIMEOUT  seconds one VM may run (default 1500; 3000 for the debug
-#             kernel)
+#             kernel); the whole process group of the VM is killed then
+#   VM_MEMORY memory of the guest (default 2G)
 #   MODBUILD  where the built modules are (default .cache/build); the
 #             harness self-test points it at deliberately broken builds
+#   UPDATE_BASELINE=1  rewrite baseline.txt with this run's counts and times
 #
 # The modules must already be built into $MODBUILD/<release>/ (make
 # modules) and the selftests into their folders (make selftests).
 #
-# The guest cannot be trusted to report its own death: a panic still ends
-# vng with status 0.  The guest therefore writes its results into a shared
-# folder and a final "done" marker; a missing marker fails the kernel.
+# What a run leaves, never overwritten by the next one:
+#   .cache/runs/<date>-<mode>/<kernel>/          results of the guest (TAP of
+#                                                each program, dmesg, times)
+#   .cache/runs/<date>-<mode>/<kernel>.console.log  everything the VM printed
+#                                                (kernel console, vng's own
+#                                                messages); .2.log for a retry
+#   .cache/results -> the newest run folder
+#
+# virtme-ng returns 255 whenever QEMU ends before the guest wrote its return
+# code (a panic, virtme-init powering off, QEMU killed), and its status says
+# nothing about the tests.  The guest therefore writes markers into its
+# results folder: "started" when guest.sh begins, "done" when it ends.  A VM
+# without "started" failed to boot and is retried once; a VM that started
+# is never retried, and every test it did not run (the expected counts are
+# in baseline.txt) is counted as failed.
 
 set -u
 
@@ -33,19 +51,26 @@ CACHE=${CACHE:-$TOP/.cache}
 MODE=${1:-check}
 MODBUILD=${MODBUILD:-$CACHE/build}
 DEBUG_TREE=$CACHE/debug-kernel/current
+BASELINE=$TOP/tools/testing/vm/baseline.txt
+SELFTESTS=$TOP/tools/testing/selftests/net
 export PATH="$CACHE/venv/bin:$PATH"
+
+# Tests guest.sh adds around the programs: insmod x2, module references x2,
+# rmmod x2, kernel log; kmemleak on the debug kernel.
+GUEST_CHECKS=7
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 
 # Map "6.1" / "6.12" / a full release to the newest matching /boot image,
-# "6.12-debug" to the debug kernel's release.
+# "*-debug" to the debug kernel's release.
 resolve_kernel() {
 	local want=$1 img
-	if [ "$want" = 6.12-debug ]; then
+	case $want in
+	*-debug)
 		[ -f "$DEBUG_TREE/arch/x86/boot/bzImage" ] &&
 			cat "$DEBUG_TREE/include/config/kernel.release"
-		return
-	fi
+		return ;;
+	esac
 	if [ -e "/boot/vmlinuz-$want" ]; then
 		echo "$want"
 		return
@@ -63,39 +88,163 @@ kernel_image() {
 	esac
 }
 
-short_name() {
+short_name() {		# 7.2.13-hicn-debug -> 7.2-debug, 6.1.0-56-amd64 -> 6.1
+	local v=${1%%-*}
+	v=$(echo "$v" | cut -d. -f1,2)
 	case $1 in
-	6.12.*-hicn-debug) echo 6.12-debug ;;
-	6.1.*) echo 6.1 ;;
-	6.12.*) echo 6.12 ;;
-	*) echo "$1" ;;
+	*-hicn-debug) echo "$v-debug" ;;
+	*) echo "$v" ;;
 	esac
 }
 
-KERNELS=${KERNELS:-6.1 6.12 6.12-debug}
+KERNELS=${KERNELS:-6.1 6.12 7.2-debug}
 
-# KVM only where it really works: probe once (VM_ACCEL), fall back to TCG.
+# KVM only where it really works.  /dev/kvm may exist and still fail: QEMU
+# aborts ("failed to set MSR") or stops the guest with "KVM internal error"
+# and waits forever.  A bare QEMU booting the kernel with no root prints
+# "Linux version" within a second or two under KVM; the probe watches its
+# output and stops at the first answer (15 s at most).  The answer is kept
+# in .cache/accel for this host kernel and QEMU.
 probe_accel() {
-	local rel=$1 out
+	local rel=$1 out key pid i
 	[ -n "${VM_ACCEL+set}" ] && return
 	VM_ACCEL=--disable-kvm
 	[ -w /dev/kvm ] || return
-	out=$(timeout 60 vng --no-virtme-ng-init -r "$(kernel_image "$rel")" \
-		--user root --exec 'echo KVM-PROBE-OK' </dev/null 2>&1)
-	if printf '%s' "$out" | grep -q KVM-PROBE-OK; then
-		VM_ACCEL=
+	key="$(uname -r) $(qemu-system-x86_64 --version | head -n1)"
+	if [ -f "$CACHE/accel" ] && [ "$(head -n1 "$CACHE/accel")" = "$key" ]; then
+		[ "$(sed -n 2p "$CACHE/accel")" = kvm ] && VM_ACCEL=
+		return
 	fi
+	out=$(mktemp)
+	qemu-system-x86_64 -accel kvm -cpu host -m 256 -nodefaults -nographic \
+		-no-reboot -serial stdio -kernel "$(kernel_image "$rel")" \
+		-append 'console=ttyS0 panic=-1 root=/dev/nonexistent' \
+		</dev/null >"$out" 2>&1 &
+	pid=$!
+	for i in $(seq 30); do
+		grep -q -E 'Linux version|KVM internal error|failed to|Could not' \
+			"$out" && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.5
+	done
+	grep -q 'Linux version' "$out" && VM_ACCEL=
+	kill -KILL $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	rm -f "$out"
+	printf '%s\n%s\n' "$key" "${VM_ACCEL:-kvm}" > "$CACHE/accel"
 }
+
+# The programs a SUITES selection runs, one "suite/prog" a line.
+selected_programs() {
+	local w s p
+	for w in $1; do
+		s=${w%%/*}
+		if [ "$w" != "$s" ]; then
+			echo "$w"
+			continue
+		fi
+		for p in $(make -s --no-print-directory -C "$SELFTESTS/$s" \
+			   print-tests 2>/dev/null); do
+			echo "$s/$p"
+		done
+	done
+}
+
+# Tests a kernel is expected to run: baseline.txt per program, 1 for a
+# program it does not know, plus guest.sh's own checks.
+expected_tests() {	# expected_tests NAME PROGRAMS...
+	local name=$1 p n total=$GUEST_CHECKS
+	shift
+	case $name in *-debug) total=$((total + 1)) ;; esac
+	for p in "$@"; do
+		n=$(awk -v k="$name" -v p="$p" '$1 == k && $2 == p { print $3 }' \
+			"$BASELINE" 2>/dev/null)
+		total=$((total + ${n:-1}))
+	done
+	echo "$total"
+}
+
+# Per-program times against the baseline; more than 3x is flagged.
+print_times() {		# print_times NAME RESULTS
+	local name=$1 res=$2 prog tests secs base flag
+	[ -f "$res/times" ] || return 0
+	printf '   %-36s %6s %6s %9s\n' program tests time baseline
+	while read -r prog tests secs; do
+		base=$(awk -v k="$name" -v p="$prog" \
+			'$1 == k && $2 == p { print $4 }' "$BASELINE" 2>/dev/null)
+		flag=
+		if [ -n "$base" ] && [ "$secs" -gt $((3 * base + 5)) ]; then
+			flag="  SLOW: more than 3x the baseline"
+			slow+=("$name $prog: ${secs}s against ${base}s")
+		fi
+		printf '   %-36s %6s %5ss %9s%s\n' "$prog" "$tests" "$secs" \
+			"${base:+${base}s}" "$flag"
+	done < "$res/times"
+}
+
+# Boot the VM once.  timeout runs in a process group of its own (no
+# --foreground), so on expiry it signals the whole group: vng, virtme-run and
+# QEMU, which would otherwise survive and hang the run.
+boot_vm() {		# boot_vm LOG TIMEOUT APPEND ACCEL REL RES SUITES
+	local log=$1 tmo=$2 append=$3 accel=$4 rel=$5 res=$6 suites=$7 pid
+	local fifo=$RUN/.console.fifo shown
+
+	# Everything the VM prints goes through one pipe to the log, so the
+	# guest's output and the kernel console keep their order.  The guest's
+	# own output (TAP) also reaches the terminal as it comes; the kernel
+	# console stays in the log.
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	tee "$log" <"$fifo" |
+		grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+\] ' &
+	shown=$!
+	# shellcheck disable=SC2086
+	timeout -k 10 "$tmo" \
+		vng --verbose --force-9p --no-virtme-ng-init \
+		-r "$(kernel_image "$rel")" $accel \
+		--user root --cpus 2 --memory "${VM_MEMORY:-2G}" \
+		--rwdir "$res=$res" --cwd "$TOP" \
+		--append "$append" \
+		--exec "LONG=${LONG:-0} $TOP/tools/testing/vm/guest.sh $MODE $rel $res '$suites' $MODBUILD" \
+		</dev/null >"$fifo" 2>&1 &
+	pid=$!
+	# Ctrl-C or a kill of make ends the VM too.
+	trap 'kill -TERM -- -'"$pid"' 2>/dev/null; exit 130' INT TERM
+	wait "$pid"
+	vm_rc=$?
+	trap - INT TERM
+	wait "$shown"
+	rm -f "$fifo"
+}
+
+# The run is one brace group, read whole before it starts: bash reads a
+# script as it goes, and an edit of this file during a run would otherwise
+# take effect at the old offset.
+{
+# One VM at a time on this machine: two 2-vCPU TCG guests on 2 cores starve
+# each other (a debug guest died at boot that way).  Another run.sh waits.
+exec 9>"$CACHE/vm.lock"
+if ! flock -n 9; then
+	echo "run.sh: another VM run holds $CACHE/vm.lock; waiting"
+	flock 9
+fi
+
+STAMP=$(date +%Y%m%d-%H%M%S)
+RUN=$CACHE/runs/$STAMP-$MODE
+mkdir -p "$RUN"
+ln -sfn "runs/$STAMP-$MODE" "$CACHE/results.tmp" && mv -T "$CACHE/results.tmp" "$CACHE/results"
+echo "run.sh: logs and results in $RUN"
 
 total_pass=0
 total_fail=0
 summary=()
+slow=()
 rc=0
 
 for k in $KERNELS; do
 	rel=$(resolve_kernel "$k")
 	if [ -z "$rel" ]; then
-		echo "run.sh: kernel $k is not installed (make setup; make debug-kernel for 6.12-debug)" >&2
+		echo "run.sh: kernel $k is not installed (make setup; make debug-kernel for the debug kernel)" >&2
 		summary+=("$k: 0 passed, 1 failed (not installed)")
 		total_fail=$((total_fail + 1))
 		rc=1
@@ -104,64 +253,102 @@ for k in $KERNELS; do
 	name=$(short_name "$rel")
 	[ -f "$MODBUILD/$rel/net/hicn/hicn.ko" ] ||
 		die "modules for $rel not built in $MODBUILD (make modules)"
-	# Debug kernel: every KASAN report, not only the first; slower VM.
 	append="panic_on_warn=0"
 	tmo=${VM_TIMEOUT:-1500}
+	suites=${SUITES:-}
 	case $rel in
 	*-hicn-debug)
-		append="$append kasan_multi_shot"
+		# Every KASAN report, not only the first; a hang or a lockup
+		# becomes a panic with its stacks in the console log.
+		append="$append kasan_multi_shot hung_task_panic=1"
+		append="$append softlockup_panic=1 hung_task_timeout_secs=120"
+		[ -n "$suites" ] || suites=${DEBUG_SUITES:-}
 		tmo=${VM_TIMEOUT:-3000} ;;
 	esac
-
-	res=$CACHE/results/$rel
-	rm -rf "$res"
-	mkdir -p "$res" "$CACHE/logs"
-	log=$CACHE/logs/$rel.$MODE.console.log
+	mapfile -t progs < <(selected_programs "${suites:-hicn psock}")
+	res=$RUN/$name
 	probe_accel "$rel"
-	accel=$VM_ACCEL
-
-	case $accel in
+	case $VM_ACCEL in
 	*disable-kvm*) how=TCG ;;
 	*) how=KVM ;;
 	esac
-	echo "== $name ($rel): $MODE under $how"
+
 	start=$(date +%s)
-	# shellcheck disable=SC2086
-	timeout --foreground -k 10 "$tmo" \
-		vng --no-virtme-ng-init -r "$(kernel_image "$rel")" $accel \
-		--user root --cpus 2 --memory 2G \
-		--rwdir "$res=$res" --cwd "$TOP" \
-		--append "$append" \
-		--exec "$TOP/tools/testing/vm/guest.sh $MODE $rel $res '${SUITES:-}' $MODBUILD" \
-		</dev/null 2>&1 | tee "$log"
-	vm_rc=${PIPESTATUS[0]}
+	for attempt in 1 2; do
+		rm -rf "$res"
+		mkdir -p "$res"
+		log=$RUN/$name.console.log
+		[ $attempt -eq 1 ] || log=$RUN/$name.console.$attempt.log
+		echo "== $name ($rel): $MODE under $how${suites:+, $suites}, limit ${tmo}s (boot $attempt of 2)"
+		boot_vm "$log" "$tmo" "$append" "$VM_ACCEL" "$rel" "$res" "$suites"
+		[ -f "$res/started" ] && break
+		echo "not ok - $name: boot failed before the tests (rc $vm_rc; $log):"
+		tail -n 25 "$log" | sed 's/^/#   /'
+		[ $attempt -eq 1 ] && echo "== $name: booting once more"
+	done
 	secs=$(( $(date +%s) - start ))
 
-	if [ ! -f "$res/done" ]; then
-		echo "not ok - $name: the VM did not finish (rc $vm_rc, see $log)"
-		grep -m1 -A25 -E 'Kernel panic|BUG:|Oops' "$log"
-		pass=$(cat "$res/passed" 2>/dev/null || echo 0)
-		fail=$(( $(cat "$res/failed" 2>/dev/null || echo 0) + 1 ))
-	else
-		pass=$(cat "$res/passed")
-		fail=$(cat "$res/failed")
+	pass=$(cat "$res/passed" 2>/dev/null || echo 0)
+	fail=$(cat "$res/failed" 2>/dev/null || echo 0)
+	why=
+	if [ ! -f "$res/started" ]; then
+		why="VM died at boot, rc $vm_rc"
+	elif [ ! -f "$res/done" ]; then
+		why="VM died during the tests, rc $vm_rc"
+		[ "$vm_rc" -eq 124 ] || [ "$vm_rc" -eq 137 ] &&
+			why="VM killed after ${tmo}s, the limit"
+		echo "not ok - $name: $why; the end of $log:"
+		grep -m1 -A40 -E 'Kernel panic|BUG:|Oops|blocked for more than' "$log" |
+			sed 's/^/#   /'
+		tail -n 15 "$log" | sed 's/^/#   /'
+	fi
+	if [ -n "$why" ] && [ "$MODE" = check ]; then
+		# Every test the VM did not run is a failure.
+		want=$(expected_tests "$name" "${progs[@]}")
+		missing=$((want - pass - fail))
+		[ "$missing" -gt 0 ] || missing=1
+		fail=$((fail + missing))
+	elif [ -n "$why" ]; then
+		fail=$((fail + 1))
 	fi
 	[ "$fail" -eq 0 ] || rc=1
-	summary+=("$name: $pass passed, $fail failed")
-	if [ "$MODE" = bench ]; then
+	summary+=("$name: $pass passed, $fail failed${why:+ ($why)}")
+	if [ "$MODE" = bench ] && [ -z "$why" ]; then
 		"$TOP/bench/plot.sh" "$res" || rc=1
 	fi
 	echo "== $name: ${secs}s in the VM"
+	[ "$MODE" = check ] && print_times "$name" "$res"
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 done
 
 [ "$MODE" = check ] || exit $rc
 
+# The programs of this run replace their lines; the others stay.
+if [ "${UPDATE_BASELINE:-0}" = 1 ]; then
+	new=$(mktemp)
+	for d in "$RUN"/*/; do
+		[ -f "$d/times" ] && sed "s|^|$(basename "$d") |" "$d/times"
+	done > "$new"
+	{
+		echo "# kernel program tests seconds (UPDATE_BASELINE=1 make check)"
+		awk 'NR == FNR { seen[$1 " " $2] = 1; next }
+		     !/^#/ && !(($1 " " $2) in seen)' "$new" "$BASELINE" 2>/dev/null
+		cat "$new"
+	} | { read -r head; echo "$head"; sort -k1,1V -k2,2; } > "$BASELINE.tmp"
+	mv "$BASELINE.tmp" "$BASELINE"
+	rm -f "$new"
+	echo "run.sh: $BASELINE updated"
+fi
+
 echo
+for s in "${slow[@]}"; do
+	echo "slow: $s"
+done
 for s in "${summary[@]}"; do
 	echo "$s"
 done
 echo "$total_pass passed, $total_fail failed"
 [ "$total_pass" -gt 0 ] || rc=1
 exit $rc
+}

@@ -68,8 +68,20 @@ need="$need$(missing "$k612" "$k612_headers")"
 if [ -n "${need// /}" ]; then
 	apt_update
 	say "installing:$need"
+	# Quiet unless it fails; one more try after "dpkg --configure -a"
+	# (a first install on a fresh machine once failed in dpkg and passed
+	# when run again).
+	log=$(mktemp)
 	# shellcheck disable=SC2086
-	$SUDO apt-get install -y -qq --no-install-recommends $need >/dev/null
+	if ! $SUDO apt-get install -y -qq --no-install-recommends $need >"$log" 2>&1; then
+		tail -n 30 "$log" >&2
+		say "apt-get install failed; configuring and trying once more"
+		$SUDO dpkg --configure -a >"$log" 2>&1 || tail -n 30 "$log" >&2
+		# shellcheck disable=SC2086
+		$SUDO apt-get install -y -qq --no-install-recommends $need >"$log" 2>&1 ||
+			{ tail -n 30 "$log" >&2; rm -f "$log"; exit 1; }
+	fi
+	rm -f "$log"
 fi
 
 mkdir -p "$CACHE"
