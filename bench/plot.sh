@@ -5,18 +5,25 @@
 #   plot.sh RESULTS_DIR
 # reads psock_rtt.dat and psock_paths.dat (written by psock_rtt.sh and
 # psock_paths.sh in the VM) and writes psock_rtt.png and psock_paths.png
-# beside them.  Needs gnuplot (tools/testing/vm/setup.sh installs it).
+# beside them: each point or bar is the median of the runs, its error bar
+# the smallest and the largest run.  Needs gnuplot
+# (tools/testing/vm/setup.sh installs it).
 dir=${1:?usage: plot.sh RESULTS_DIR}
 command -v gnuplot >/dev/null ||
 	{ echo "plot.sh: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
 rc=0
 
+# runs FILE: the number of runs behind each figure ("# runs R").
+runs() {
+	awk '/^# runs / { print $3; exit }' "$1"
+}
+
 if [ -s "$dir/psock_rtt.dat" ]; then
 	gnuplot <<EOF || rc=1
-set terminal pngcairo size 800,560 font "sans,10"
+set terminal pngcairo size 800,600 font "sans,10"
 set output "$dir/psock_rtt.png"
-set title "PSOCK over one path of 100 Mbit/s, 40 ms RTT (C = 500 kB), 16 MiB"
-set xlabel "subflows n"
+set title "PSOCK (n subflows) and n TCP connections over one path of 100 Mbit/s, 40 ms RTT\n(C = 500 kB); median and min-max of $(runs "$dir/psock_rtt.dat") runs"
+set xlabel "subflows or connections n"
 set ylabel "Mbit/s"
 set logscale x 2
 set xtics ("1" 1, "2" 2, "4" 4, "8" 8)
@@ -24,12 +31,14 @@ set xrange [0.8:10]
 set yrange [0:110]
 set key below maxrows 4
 set grid
-plot for [row=0:3] "< awk '!/^#/ { print 1, \$4; print 2, \$5; print 4, \$6; print 8, \$7; print \"\"; print \"\" }' $dir/psock_rtt.dat" \
-	index row using 1:2 with linespoints lw 2 pt 7 \
-	title sprintf("PSOCK, buffers %s C", word("0.2 0.8 1.0 1.5", row + 1)), \
-     for [row=0:3] "< awk '!/^#/ { print 1, \$3; print 8, \$3; print \"\"; print \"\" }' $dir/psock_rtt.dat" \
-	index row using 1:2 with lines dt 2 lc row + 1 \
-	title sprintf("TCP, buffers %s C", word("0.2 0.8 1.0 1.5", row + 1))
+F = "0.2 0.8 1.0 1.5"
+sel(f, t) = sprintf("< awk '\$1 == \"%s\" && \$3 == \"%s\"' $dir/psock_rtt.dat", f, t)
+plot for [i=1:4] sel(word(F, i), "psock") using 4:5:6:7 \
+	with yerrorlines lw 2 pt 7 lc i \
+	title sprintf("PSOCK, buffers %s C", word(F, i)), \
+     for [i=1:4] sel(word(F, i), "tcp") using 4:5:6:7 \
+	with yerrorlines dt 2 pt 6 lc i \
+	title sprintf("n TCP connections, buffers %s C", word(F, i))
 EOF
 	echo "plot: $dir/psock_rtt.png"
 fi
@@ -38,18 +47,18 @@ if [ -s "$dir/psock_paths.dat" ]; then
 	gnuplot <<EOF || rc=1
 set terminal pngcairo size 800,560 font "sans,10"
 set output "$dir/psock_paths.png"
-set title "Two paths of 10 and 30 Mbit/s, 16 MiB: fraction of the link sum"
+set title "Two paths of 10 and 30 Mbit/s: fraction of the link sum\n(median and min-max of $(runs "$dir/psock_paths.dat") runs)"
 set style data histogram
-set style histogram cluster gap 1
+set style histogram errorbars gap 1 lw 1
 set style fill solid 0.8 border -1
 set yrange [0:1.1]
 set ylabel "throughput / (10 + 30 Mbit/s)"
 set grid ytics
 set key top right
-plot "< awk '/^5\\\\/5ms/ { print \$2, \$3 }' $dir/psock_paths.dat" \
-	using 2:xtic(1) title "both paths 5 ms", \
-     "< awk '/^25\\\\/5ms/ { print \$2, \$3 }' $dir/psock_paths.dat" \
-	using 2 title "10 Mbit/s path at 25 ms"
+plot "< awk '\$1 == \"5/5ms\"' $dir/psock_paths.dat" \
+	using 3:4:5:xtic(2) title "both paths 5 ms", \
+     "< awk '\$1 == \"25/5ms\"' $dir/psock_paths.dat" \
+	using 3:4:5 title "10 Mbit/s path at 25 ms"
 EOF
 	echo "plot: $dir/psock_paths.png"
 fi

@@ -16,8 +16,9 @@
 #             "6.1 6.12 7.2-debug"
 #   SUITES    suites or single tests: "hicn", "psock", "hicn/socket_test";
 #             for bench, the benchmarks: "psock_paths.sh psock_rtt.sh".
-#             Default: all suites, or on the debug kernel DEBUG_SUITES when
-#             that is set (make check sets it, make check-long does not)
+#             Default: all suites; on the debug kernel, DEBUG_SUITES when
+#             that is set (a subset for a machine where the full debug run
+#             does not fit; make check runs it all)
 #   VM_TIMEOUT  seconds one VM may run (default 1500; 3000 for the debug
 #             kernel); the whole process group of the VM is killed then
 #   VM_MEMORY memory of the guest (default 2G)
@@ -182,6 +183,25 @@ print_times() {		# print_times NAME RESULTS
 	done < "$res/times"
 }
 
+# What a boot log says of why the guest never reached guest.sh.
+boot_cause() {		# boot_cause LOG
+	if [ ! -s "$1" ]; then
+		echo "nothing printed"
+	elif ! grep -q 'Linux version' "$1"; then
+		echo "the kernel never started: a broken image, or too little memory to unpack it"
+	elif grep -q 'cannot find script I/O ports' "$1"; then
+		echo "virtme-init found no virtio ports: udev too slow"
+	elif grep -q -i -E 'out of memory|oom-kill|initramfs unpacking failed|System is deadlocked on memory' "$1"; then
+		echo "out of memory"
+	elif grep -q 'Kernel panic' "$1"; then
+		grep -m1 -o 'Kernel panic.*' "$1"
+	elif grep -q -E 'qemu-system[^:]*: ' "$1"; then
+		echo "QEMU: $(grep -m1 -o -E 'qemu-system[^:]*: .*' "$1")"
+	else
+		echo "cause not recognised"
+	fi
+}
+
 # Boot the VM once.  timeout runs in a process group of its own (no
 # --foreground), so on expiry it signals the whole group: vng, virtme-run and
 # QEMU, which would otherwise survive and hang the run.
@@ -223,6 +243,7 @@ boot_vm() {		# boot_vm LOG TIMEOUT APPEND ACCEL REL RES SUITES
 {
 # One VM at a time on this machine: two 2-vCPU TCG guests on 2 cores starve
 # each other (a debug guest died at boot that way).  Another run.sh waits.
+mkdir -p "$CACHE/runs"
 exec 9>"$CACHE/vm.lock"
 if ! flock -n 9; then
 	echo "run.sh: another VM run holds $CACHE/vm.lock; waiting"
@@ -282,7 +303,7 @@ for k in $KERNELS; do
 		echo "== $name ($rel): $MODE under $how${suites:+, $suites}, limit ${tmo}s (boot $attempt of 2)"
 		boot_vm "$log" "$tmo" "$append" "$VM_ACCEL" "$rel" "$res" "$suites"
 		[ -f "$res/started" ] && break
-		echo "not ok - $name: boot failed before the tests (rc $vm_rc; $log):"
+		echo "not ok - $name: boot failed before the tests (rc $vm_rc; $(boot_cause "$log"); $log):"
 		tail -n 25 "$log" | sed 's/^/#   /'
 		[ $attempt -eq 1 ] && echo "== $name: booting once more"
 	done

@@ -37,7 +37,10 @@ expect_red() {
 	env "$@" "$RUN" "${MODE:-check}" >"$out" 2>&1
 	status=$?
 	secs=$(( $(date +%s) - t0 ))
-	log=$(ls -t "$CACHE"/results/*.console*.log 2>/dev/null | head -n1)
+	# The console log of this run (not .cache/results: another run may
+	# have moved that link since).
+	log=$(sed -n 's/^run.sh: logs and results in //p' "$out")
+	log=$(ls -t "$log"/*.console*.log 2>/dev/null | head -n1)
 	tail -n 3 "$out"
 	if [ $status -eq 0 ]; then
 		echo "not ok - $name: the run stayed green"
@@ -65,22 +68,27 @@ fault() {		# fault BUG SIGNATURE
 		SUITES=hicn/socket_test
 }
 
-fault leak "unreferenced object"
-fault uaf "BUG: KASAN: slab-use-after-free"
+# Read whole before it runs (bash reads a script as it goes).
+main() {
+	fault leak "unreferenced object"
+	fault uaf "BUG: KASAN: slab-use-after-free"
 
-echo "== harness self-test: a kernel that is not installed"
-expect_red "missing kernel" "is not installed" 60 -- KERNELS=9.9
+	echo "== harness self-test: a kernel that is not installed"
+	expect_red "missing kernel" "is not installed" 60 -- KERNELS=9.9
 
-echo "== harness self-test: a guest with 48 MiB of memory"
-expect_red "no memory" "boot failed before the tests" 900 -- KERNELS=6.12 \
-	VM_MEMORY=48M SUITES=hicn/socket_test
+	echo "== harness self-test: a guest with 48 MiB of memory"
+	expect_red "no memory" "boot failed before the tests" 900 -- KERNELS=6.12 \
+		VM_MEMORY=48M SUITES=hicn/socket_test
 
-echo "== harness self-test: a guest that hangs, limit 120 s"
-MODE=hang expect_red "hung guest" "VM killed after 120s" 200 -- KERNELS=6.12 \
-	VM_TIMEOUT=120
-if pgrep -f "qemu-system.*$CACHE/runs" >/dev/null; then
-	echo "not ok - hung guest: a QEMU outlived the run"
-	rc=1
-fi
+	echo "== harness self-test: a guest that hangs, limit 120 s"
+	MODE=hang expect_red "hung guest" "VM killed after 120s" 200 -- KERNELS=6.12 \
+		VM_TIMEOUT=120
+	if pgrep -f "qemu-system.*$CACHE/runs" >/dev/null; then
+		echo "not ok - hung guest: a QEMU outlived the run"
+		rc=1
+	fi
 
-exit $rc
+	exit $rc
+}
+
+main "$@"; exit

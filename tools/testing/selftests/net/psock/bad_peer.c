@@ -8,6 +8,7 @@
  * deliver the bad data), without crash, leak (the VM harness checks the
  * kernel log, kmemleak and the socket counts) or hang (timeouts).
  */
+#include <assert.h>
 #include <poll.h>
 #include <sys/wait.h>
 
@@ -28,7 +29,7 @@ struct hello {
 	uint8_t		addr[16];
 };
 
-_Static_assert(sizeof(struct hello) == 40, "the wire layout");
+static_assert(sizeof(struct hello) == 40, "the wire layout");
 
 static void hello_init(struct hello *h, int type)
 {

@@ -15,7 +15,7 @@
 #include "psock_lib.h"
 #include "kselftest_harness.h"
 
-#define LEN	(1 << 20)
+#define LEN	(1024 * 1024)
 
 FIXTURE(io)
 {

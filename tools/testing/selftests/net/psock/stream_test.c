@@ -662,7 +662,7 @@ TEST_F_TIMEOUT(pair, close_delivers_queued_data, 120)
  * SO_SNDBUF reaches every subflow, and the sender keeps unacknowledged
  * blocks for all of them: against a peer that does not read, a PSOCK
  * socket of n subflows with send buffers B takes more than B (up to n B
- * plus the 8 blocks of the acknowledgement lag) before send() says
+ * plus the 8 blocks of the acknowledgment lag) before send() says
  * EAGAIN, as n TCP sockets of the psock library would.
  */
 TEST_F_TIMEOUT(pair, send_buffer_per_subflow, 120)
