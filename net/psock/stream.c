@@ -2979,15 +2979,18 @@ static bool pstripe_unread(struct pstripe_sock *ps)
 }
 
 /*
- * Every data block acknowledged: only our end-of-stream block may be left
- * (a peer that closes without reading to the end never acknowledges it).
+ * Every data block acknowledged: @rtx empty or holding only our
+ * end-of-stream block, the last one queued (blocks leave @rtx in order; a
+ * peer that closes without reading to the end never acknowledges it).
+ * Lockless: sk_wait_event() evaluates it once after release_sock(), while
+ * the work may trim and free the blocks of @rtx, so it reads the count and
+ * never a block.
  */
 static bool pstripe_data_acked(struct pstripe_sock *ps)
 {
-	struct pstripe_blk *blk;
+	u32 cnt = READ_ONCE(ps->rtx_cnt);
 
-	blk = list_first_entry_or_null(&ps->rtx, struct pstripe_blk, node);
-	return !blk || (ps->fin_queued && blk->seq == ps->snd_seq - 1);
+	return !cnt || (ps->fin_queued && cnt == 1);
 }
 
 /*
