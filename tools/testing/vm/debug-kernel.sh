@@ -108,8 +108,14 @@ for f in "$VMFRAG" "$FRAG"; do
 done
 [ $bad -eq 0 ] || exit 1
 
-make -s -j"$JOBS" bzImage modules >/dev/null
-make -s modules_prepare >/dev/null
+# The compiler's output (KASAN's frame-size warnings) stays in a log, shown
+# when the build fails.
+if ! { make -s -j"$JOBS" bzImage modules && make -s modules_prepare; } \
+	>.hicn-build.log 2>&1; then
+	tail -n 40 .hicn-build.log >&2
+	say "build failed (all of it in $tmp/.hicn-build.log)"
+	exit 1
+fi
 touch .hicn-complete
 
 cd "$DIR"
