@@ -2409,12 +2409,20 @@ static int pstripe_sf_clear(struct pstripe_sock *ps, int i)
 	}
 }
 
-/* Keep @blk for later unless it is a copy of one delivered or kept. */
+/*
+ * Keep @blk for later unless it is a copy of one delivered or kept, or of
+ * the block the reader is taking from a subflow right now: kept, that copy
+ * would make pstripe_sf_clear() drop the rest of the one being read, and
+ * stay at the head of the queue once the reader has moved on, hiding every
+ * later block.
+ */
 static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
 {
 	struct pstripe_blk *pos;
 
-	if ((s32)(blk->seq - ps->rcv_seq) < 0 || pstripe_ooo_has(ps, blk->seq)) {
+	if ((s32)(blk->seq - ps->rcv_seq) < 0 ||
+	    (blk->seq == ps->rcv_seq && ps->rcv_cur >= 0) ||
+	    pstripe_ooo_has(ps, blk->seq)) {
 		pstripe_rblk_free(ps, blk);
 		return;
 	}

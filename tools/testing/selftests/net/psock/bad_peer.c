@@ -367,6 +367,109 @@ TEST_F_TIMEOUT(srv, reorder_queue_bounded, 120)
 	EXPECT_EQ(0, peer_status(pid));
 }
 
+/* A raw two-subflow client: the control subflow in fds[0], the data one in fds[1]. */
+static int raw_client2(int lfd, int port, int fds[2])
+{
+	struct hello c, j;
+	uint64_t token;
+	int a;
+
+	fds[0] = raw_client(port, &token);
+	if (fds[0] < 0)
+		return -1;
+	hello_init(&c, T_CHELLO);
+	c.rcmd = 2;
+	c.max = 2;
+	c.n = 2;
+	c.token = token;
+	fds[1] = socket(AF_INET, SOCK_STREAM, 0);
+	hello_init(&j, T_JOIN);
+	j.index = 1;
+	j.token = token;
+	if (send(fds[0], &c, sizeof(c), 0) != sizeof(c) || fds[1] < 0 ||
+	    lo_connect(fds[1], AF_INET, port) ||
+	    send(fds[1], &j, sizeof(j), 0) != sizeof(j))
+		return -1;
+	a = accept(lfd, NULL, NULL);
+	return a;
+}
+
+/* Block @seq of @len bytes of 'A' + seq, from byte @from to byte @to. */
+static int send_blk(int fd, uint32_t seq, uint32_t len, uint32_t from,
+		    uint32_t to)
+{
+	static char payload[16376];
+	uint32_t hdr[2] = { htonl(seq), htonl(len) };
+
+	memset(payload, 'A' + seq, sizeof(payload));
+	if (!from && send(fd, hdr, sizeof(hdr), 0) != sizeof(hdr))
+		return -1;
+	return send(fd, payload, to - from, 0) == (ssize_t)(to - from) ? 0 : -1;
+}
+
+/* Read @len bytes and check they are all @c: 0, or -1. */
+static int recv_blk(int fd, char c, size_t len)
+{
+	static char buf[16376];
+	size_t i;
+
+	if (read_full(fd, buf, len))
+		return -1;
+	for (i = 0; i < len; i++)
+		if (buf[i] != c)
+			return -1;
+	return 0;
+}
+
+/*
+ * Block 1 half on the control subflow, read into the reorder queue; then
+ * block 0 and a whole copy of block 1 on the data subflow, which the
+ * reader takes directly.  The rest of the first copy of block 1 arrives
+ * while the reader is inside block 1: the reorder queue gets a copy of
+ * the block being read.  Once block 1 is read, blocks 3 (control subflow)
+ * and 2 (data subflow) must still come out, in order: a stale head of the
+ * reorder queue must not hide block 3 for good.  The server has sent data
+ * the raw peer never acknowledges, so its work runs at each event, as in
+ * any two-way exchange.
+ */
+TEST_F(srv, duplicate_block_while_read)
+{
+	uint32_t ack[2] = { htonl(1), htonl(LEN_ACK) };
+	struct timeval tv = { .tv_sec = 5 };
+	const uint32_t len = 4000;
+	int fds[2], a;
+	char c;
+
+	a = raw_client2(self->lfd, self->port, fds);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	/* Unacknowledged data of its own: the server's work sees every event. */
+	ASSERT_EQ(1, send(a, "x", 1, 0));
+	ASSERT_EQ(0, send_blk(fds[0], 1, len, 0, 1000));
+	/* Block 0 is missing: the reader pulls part of block 1 aside. */
+	usleep(300000);
+	ASSERT_EQ(-1, recv(a, &c, 1, MSG_DONTWAIT));
+	ASSERT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, send_blk(fds[1], 0, len, 0, len));
+	ASSERT_EQ(0, send_blk(fds[1], 1, len, 0, len));
+	ASSERT_EQ(0, recv_blk(a, 'A', len));
+	ASSERT_EQ(0, recv_blk(a, 'B', 100));
+	/* The first copy completes behind the reader's back. */
+	ASSERT_EQ(0, send_blk(fds[0], 1, len, 1000, len));
+	usleep(300000);
+	ASSERT_EQ(0, recv_blk(a, 'B', len - 100));
+	ASSERT_EQ(0, send_blk(fds[0], 3, len, 0, len));
+	usleep(300000);
+	ASSERT_EQ(0, send_blk(fds[1], 2, len, 0, len));
+	EXPECT_EQ(0, recv_blk(a, 'C', len));
+	EXPECT_EQ(0, recv_blk(a, 'D', len));
+	/* Acknowledge the server's block, so that its close() need not wait. */
+	ASSERT_EQ((ssize_t)sizeof(ack), send(fds[0], ack, sizeof(ack), 0));
+	close(a);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 /*
  * A raw server answering a PSOCK client's probe with a bad server hello
  * (followed by @extra address messages): connect() fails with EPROTO.
