@@ -330,6 +330,12 @@ struct pstripe_sf_opts {
  * @nladdr: entries of @laddr in use
  * @nodelay: TCP_NODELAY, set on every subflow
  * @synced: socket options as last copied to the subflows (sockopt.c)
+ * @late_hello: client: fell back to plain TCP on the hello timeout, with
+ *	nothing received yet: a server hello that still comes is consumed,
+ *	not handed to the application (poll() reads it)
+ * @late_need: bytes a server hello seen in part needs, 0 if none (poll()
+ *	reads it)
+ * @plain_sent: the application sent bytes after the fallback
  *
  * Everything is protected by lock_sock(); poll() reads some fields with
  * READ_ONCE.
@@ -386,6 +392,9 @@ struct pstripe_sock {
 	int			nladdr;
 	bool			nodelay;
 	struct pstripe_sf_opts	synced;
+	bool			late_hello;
+	u32			late_need;
+	bool			plain_sent;
 };
 
 /**

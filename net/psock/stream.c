@@ -153,7 +153,8 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 		if (ev == PSTRIPE_EV_STATE ||
 		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
 		    (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)) ||
-		    (ev == PSTRIPE_EV_DATA && READ_ONCE(ps->rtx_cnt)))
+		    (ev == PSTRIPE_EV_DATA && (READ_ONCE(ps->rtx_cnt) ||
+					       READ_ONCE(ps->late_hello))))
 			pstripe_kick(ps);
 	}
 	read_unlock_bh(&ssk->sk_callback_lock);
@@ -1316,6 +1317,83 @@ static void pstripe_fallback(struct pstripe_sock *ps)
 	pstripe_established(ps);
 }
 
+/*
+ * The hello timeout expired with nothing received: plain TCP, but if the
+ * server speaks PSOCK its hello is on the way.  That hello is consumed
+ * when it comes (pstripe_late_hello()), and the server learns of the
+ * fallback, so that both ends agree.
+ */
+static void pstripe_fallback_late(struct pstripe_sock *ps)
+{
+	WRITE_ONCE(ps->late_hello, true);
+	pstripe_fallback(ps);
+}
+
+static void pstripe_late_done(struct pstripe_sock *ps)
+{
+	WRITE_ONCE(ps->late_need, 0);
+	WRITE_ONCE(ps->late_hello, false);
+}
+
+/*
+ * After pstripe_fallback_late(), at the first bytes of the server: a whole
+ * server hello (with its address messages) is consumed and, unless the
+ * application has sent something already (the server then took the
+ * connection for plain TCP at that data), answered with a client hello of
+ * n = 0: "I fell back".  Anything else is the application's.  0: go on,
+ * -EAGAIN: part of a hello is there, not all of it.
+ */
+static int pstripe_late_hello(struct pstripe_sock *ps)
+{
+	struct pstripe_hello msgs[1 + PSOCK_ADDR_MAX], c;
+	struct pstripe_subflow *sf0 = ps->sf[0];
+	int r, len = sizeof(msgs[0]);
+
+	sock_owned_by_me(ps_sk(ps));
+	if (!ps->late_hello)
+		return 0;
+	r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
+	if (r == -EAGAIN)
+		return 0;
+	if (r <= 0 ||
+	    !pstripe_hello_prefix((u8 *)msgs, r, PSTRIPE_MSG_SHELLO) ||
+	    (r >= len && msgs[0].n > PSOCK_ADDR_MAX))
+		goto done;
+	if (r >= len)
+		len = (1 + msgs[0].n) * sizeof(msgs[0]);
+	if (r < len) {
+		WRITE_ONCE(ps->late_need, len);
+		return -EAGAIN;
+	}
+	r = pstripe_sf_recv(sf0, msgs, len, 0);
+	if (r != len)
+		return r < 0 ? r : -EPROTO;
+	if (!ps->plain_sent) {
+		pstripe_hello_fill(ps, &c, PSTRIPE_MSG_CHELLO);
+		c.n = 0;
+		c.token = msgs[0].token;
+		r = pstripe_sf_send(sf0, &c, sizeof(c), 0);
+		if (r != sizeof(c))
+			return r < 0 ? r : -EPROTO;
+	}
+done:
+	pstripe_late_done(ps);
+	return 0;
+}
+
+/* Lockless (poll, sk_wait_event): is all of a late hello seen in part there? */
+static bool pstripe_late_ready(const struct pstripe_sock *ps)
+{
+	const struct sock *ssk = ps->sf[0]->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 need = READ_ONCE(ps->late_need);
+
+	return !need ||
+	       READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq) >= need ||
+	       (READ_ONCE(ssk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(ssk->sk_err);
+}
+
 static void pstripe_connect_work(struct pstripe_sock *ps)
 {
 	struct pstripe_subflow *sf0 = ps->sf[0];
@@ -1376,7 +1454,7 @@ static void pstripe_connect_work(struct pstripe_sock *ps)
 			return;
 		}
 		if (time_after_eq(jiffies, ps->deadline)) {
-			pstripe_fallback(ps);
+			pstripe_fallback_late(ps);
 			return;
 		}
 		queue_delayed_work(pstripe_wq, &ps->work,
@@ -1611,7 +1689,14 @@ static void pstripe_pending_chello(struct pstripe_sock *lps,
 	struct pstripe_hello h;
 
 	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h) ||
-	    !pstripe_hello_sane(&h) || be64_to_cpu(h.token) != sf->token)
+	    be64_to_cpu(h.token) != sf->token)
+		goto refuse;
+	if (!h.n) {
+		/* The client fell back on its timeout, before our hello. */
+		pstripe_pending_plain(lps, sf, reap);
+		return;
+	}
+	if (!pstripe_hello_sane(&h))
 		goto refuse;
 	child = pstripe_child_adopt(lps, sf);
 	if (!child)
@@ -1638,12 +1723,32 @@ refuse:
 	list_move(&sf->node, &reap->subflows);
 }
 
+/*
+ * Has @sf waited long enough?  A data subflow's join comes late when its
+ * client is slow (a loaded machine): while connections of this listener
+ * wait for their data subflows, a connection that said nothing yet keeps
+ * waiting as long as they do, rather than be taken for plain TCP.
+ */
+static bool pstripe_pending_expired(struct pstripe_sock *lps,
+				    const struct pstripe_subflow *sf)
+{
+	struct sock *lsk = ps_sk(lps);
+
+	if (!time_after_eq(jiffies, sf->deadline))
+		return false;
+	if (sf->pend_state != PSTRIPE_PEND_FIRST || list_empty(&lps->embryos))
+		return true;
+	return time_after_eq(jiffies, sf->deadline +
+			     pstripe_join_jiffies(lsk) -
+			     pstripe_hello_jiffies(lsk));
+}
+
 /* Classify one accepted TCP connection as far as its bytes allow. */
 static void pstripe_pending_step(struct pstripe_sock *lps,
 				 struct pstripe_subflow *sf,
 				 struct pstripe_reap *reap)
 {
-	bool expired = time_after_eq(jiffies, sf->deadline);
+	bool expired = pstripe_pending_expired(lps, sf);
 	struct pstripe_hello h;
 	u8 oob;
 	int r;
@@ -1655,10 +1760,24 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 			pstripe_pending_chello(lps, sf, reap);
 			return;
 		}
-		if ((r == -EAGAIN && !expired) ||
-		    (r > 0 && pstripe_hello_prefix((u8 *)&h, r,
-						   PSTRIPE_MSG_CHELLO) &&
-		     !expired))
+		/*
+		 * Data that is no control message, or the end of the stream:
+		 * the client fell back on its timeout and its application
+		 * spoke first; it drops our hello.
+		 */
+		if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)&h,
+							      min(r, 4), 0))) {
+			pstripe_pending_plain(lps, sf, reap);
+			return;
+		}
+		if (r == -EAGAIN && !expired)
+			return;
+		/* Once begun, a client hello comes whole at once. */
+		if (r > 0 && r < sizeof(h) &&
+		    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO) &&
+		    !time_after_eq(jiffies, sf->deadline -
+				   pstripe_join_jiffies(ps_sk(lps)) +
+				   pstripe_hello_jiffies(ps_sk(lps))))
 			return;
 		pstripe_mib_inc(sock_net(ps_sk(lps)),
 				PSTRIPE_MIB_HANDSHAKE_FAILS);
@@ -1675,8 +1794,13 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 			list_move(&sf->node, &reap->subflows);
 			return;
 		}
+		/*
+		 * A live client answers our hello at once, with a client
+		 * hello or, if it fell back meanwhile, data or a client hello
+		 * of n = 0: waiting longer only costs a dead client's entry.
+		 */
 		sf->pend_state = PSTRIPE_PEND_CHELLO;
-		sf->deadline = jiffies + pstripe_hello_jiffies(ps_sk(lps));
+		sf->deadline = jiffies + pstripe_join_jiffies(ps_sk(lps));
 		pstripe_pending_step(lps, sf, reap);
 		return;
 	}
@@ -1805,8 +1929,12 @@ static void pstripe_work(struct work_struct *work)
 		pstripe_connect_work(ps);
 		break;
 	case TCP_ESTABLISHED:
-		if (ps->fallback)
+		if (ps->fallback) {
+			i = pstripe_late_hello(ps);
+			if (i && i != -EAGAIN)
+				pstripe_abort(ps, -EPROTO);
 			break;
+		}
 		/*
 		 * Acks at the subflows' heads (behind copies to drop); dead
 		 * subflows; flush.
@@ -2094,7 +2222,7 @@ static bool pstripe_rcv_ready(struct pstripe_sock *ps)
 	    READ_ONCE(ps->rcv_eof))
 		return true;
 	if (ps->fallback)
-		return pstripe_sf_readable(ps->sf[0]);
+		return pstripe_sf_readable(ps->sf[0]) && pstripe_late_ready(ps);
 	cur = READ_ONCE(ps->rcv_cur);
 	if (cur == PSTRIPE_CUR_OOO)
 		return true;
@@ -2249,8 +2377,10 @@ static int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
 	msg->msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
 	r = sock_sendmsg(sf->sock, msg);
 	msg->msg_flags = flags;
-	if (r > 0)
+	if (r > 0) {
 		sf->bytes_sent += r;
+		ps->plain_sent = true;
+	}
 	return r ? r : -EAGAIN;
 }
 
@@ -2613,6 +2743,9 @@ static int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 
 	flags = (flags & MSG_PEEK) | MSG_DONTWAIT;
 	if (ps->fallback) {
+		r = pstripe_late_hello(ps);
+		if (r)
+			return r;
 		sf = ps->sf[0];
 		r = sock_recvmsg(sf->sock, msg, flags);
 		if (r > 0 && !(flags & MSG_PEEK))

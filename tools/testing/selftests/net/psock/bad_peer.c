@@ -237,6 +237,53 @@ TEST_F(srv, join_with_unknown_token)
 }
 
 /*
+ * The client fell back on its hello timeout before the server hello came:
+ * it answers that hello with a client hello of n = 0 (@marker), or its
+ * application has spoken already.  Either way the server hands a plain
+ * TCP connection to accept(), with the application's bytes intact.
+ */
+static void client_fell_back(struct __test_metadata *_metadata, int lfd,
+			     int port, int marker)
+{
+	struct psock_info_buf info;
+	struct hello c;
+	uint64_t token;
+	char buf[8];
+	int fd, a;
+
+	fd = raw_client(port, &token);
+	ASSERT_LE(0, fd);
+	if (marker) {
+		hello_init(&c, T_CHELLO);
+		c.n = 0;
+		c.token = token;
+		ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
+	}
+	ASSERT_EQ(5, send(fd, "hello", 5, 0));
+	a = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, psock_info(a, &info));
+	EXPECT_TRUE(info.h.flags & PSOCK_INFO_FALLBACK);
+	ASSERT_EQ(0, read_full(a, buf, 5));
+	EXPECT_EQ(0, memcmp(buf, "hello", 5));
+	ASSERT_EQ(3, send(a, "bye", 3, 0));
+	ASSERT_EQ(0, read_full(fd, buf, 3));
+	EXPECT_EQ(0, memcmp(buf, "bye", 3));
+	close(a);
+	close(fd);
+}
+
+TEST_F(srv, client_fell_back_and_said_so)
+{
+	client_fell_back(_metadata, self->lfd, self->port, 1);
+}
+
+TEST_F(srv, client_fell_back_and_spoke)
+{
+	client_fell_back(_metadata, self->lfd, self->port, 0);
+}
+
+/*
  * A complete one-subflow handshake, then a bad data-path header: the
  * server's recv() fails with EPROTO and the raw peer sees a reset.
  */
@@ -540,6 +587,91 @@ TEST(server_hello_address_out_of_order)
 {
 	/* Says two address messages; the second has index 2, sent as 1. */
 	bad_shello(_metadata, 1, 1, 3, 3);
+}
+
+/*
+ * A PSOCK server too slow for the client's hello timeout: its hello comes
+ * after the client fell back to plain TCP.  The client's application
+ * never sees that hello; when it has sent nothing yet, the client answers
+ * with a client hello of n = 0 ("I fell back"), else the server takes
+ * the application's first bytes as what they are.  The raw server checks
+ * what it receives (exit status), the client what it reads.
+ */
+static void late_server(int lfd, int app_first)
+{
+	struct pollfd p = { .events = POLLPRI };
+	struct hello h, c;
+	char probe, buf[4];
+
+	p.fd = accept(lfd, NULL, NULL);
+	if (p.fd < 0 || poll(&p, 1, 5000) != 1 ||
+	    recv(p.fd, &probe, 1, MSG_OOB) != 1)
+		_exit(2);
+	usleep(500000);		/* 5 times the client's timeout */
+	hello_init(&h, T_SHELLO);
+	h.token = 0x7777;
+	if (send(p.fd, &h, sizeof(h), 0) != sizeof(h))
+		_exit(3);
+	if (!app_first) {
+		if (read_full(p.fd, &c, sizeof(c)) ||
+		    c.magic != htonl(MAGIC) || c.type != T_CHELLO ||
+		    c.n != 0 || c.token != h.token)
+			_exit(4);
+		if (send(p.fd, "pong", 4, 0) != 4 || read_full(p.fd, buf, 4) ||
+		    memcmp(buf, "ping", 4))
+			_exit(5);
+	} else {
+		if (read_full(p.fd, buf, 4) || memcmp(buf, "ping", 4) ||
+		    send(p.fd, "pong", 4, 0) != 4)
+			_exit(6);
+	}
+	_exit(0);
+}
+
+static void late_shello(struct __test_metadata *_metadata, int app_first)
+{
+	struct psock_info_buf info;
+	int lfd, port, c;
+	char buf[8];
+	pid_t pid;
+	FILE *f;
+
+	ASSERT_EQ(0, netns_lo());
+	f = fopen("/proc/sys/net/psock/hello_timeout_ms", "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "100\n");
+	ASSERT_EQ(0, fclose(f));
+	lfd = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		late_server(lfd, app_first);
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, lo_connect(c, AF_INET, port));
+	ASSERT_EQ(0, psock_info(c, &info));
+	EXPECT_TRUE(info.h.flags & PSOCK_INFO_FALLBACK);
+	if (app_first)
+		ASSERT_EQ(4, send(c, "ping", 4, 0));
+	/* The server's hello is not the application's. */
+	ASSERT_EQ(0, read_full(c, buf, 4));
+	EXPECT_EQ(0, memcmp(buf, "pong", 4));
+	if (!app_first)
+		ASSERT_EQ(4, send(c, "ping", 4, 0));
+	EXPECT_EQ(0, peer_status(pid));
+	close(c);
+	close(lfd);
+}
+
+TEST(late_server_hello_client_silent)
+{
+	late_shello(_metadata, 0);
+}
+
+TEST(late_server_hello_client_spoke)
+{
+	late_shello(_metadata, 1);
 }
 
 TEST_HARNESS_MAIN
