@@ -422,4 +422,33 @@ TEST_F_TIMEOUT(race, two_readers_while_one_sleeps, 120)
 	close(b);
 }
 
+/* HICN_CONTENT_EXPIRY takes every __u32 it documents. */
+TEST_F_TIMEOUT(race, content_expiry_whole_u32, 120)
+{
+	static const __u32 vals[] = { 0x7fffffff, 0x80000000, 0xffffffff };
+	char obj[100];
+	unsigned int i;
+	__u32 v;
+	int c;
+
+	ht_fill(obj, sizeof(obj), 9);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	for (i = 0; i < ARRAY_SIZE(vals); i++) {
+		v = vals[i];
+		EXPECT_EQ(0, setsockopt(self->prod, SOL_HICN, HICN_CONTENT_EXPIRY,
+					&v, sizeof(v)))
+			TH_LOG("%#x: %s", vals[i], strerror(errno));
+		EXPECT_EQ(vals[i], (__u32)ht_getint(self->prod, HICN_CONTENT_EXPIRY));
+	}
+	/* Published under the longest expiry, it is there. */
+	ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj, sizeof(obj), 0));
+	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(sizeof(obj), recv(c, self->buf, sizeof(self->buf), 0))
+		TH_LOG("recv: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(self->buf, obj, sizeof(obj)));
+	close(c);
+}
+
 TEST_HARNESS_MAIN
