@@ -412,7 +412,8 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 	bool wake = false, send, retx;
 	struct hicn_key key;
-	u32 gen;
+	u32 gen, fetch;
+	int err;
 
 	spin_lock_bh(&c->lock);
 	c->pumping = true;
@@ -421,12 +422,21 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 		send = hicn_cons_next(hs, &key, &retx, &wake);
 		if (!send)
 			break;
+		fetch = c->fetch;
 		spin_unlock_bh(&c->lock);
 		hicn_count(&hs->info.hi_interests_sent, 1);
 		if (retx)
 			hicn_count(&hs->info.hi_interests_retx, 1);
-		hicn_fwd_interest(hs->face, &key, c->lifetime);
+		err = hicn_fwd_interest(hs->face, &key, c->lifetime);
 		spin_lock_bh(&c->lock);
+		/*
+		 * Refused here (no route, PIT full, no memory): the caller
+		 * hears why at once, not as ETIMEDOUT after the retries.
+		 */
+		if (err && c->fetch == fetch) {
+			hicn_cons_fail(hs, -err);
+			wake = true;
+		}
 	}
 	hicn_cons_arm_deadline(c);
 	c->pumping = false;

@@ -451,4 +451,62 @@ TEST_F_TIMEOUT(race, content_expiry_whole_u32, 120)
 	close(c);
 }
 
+/* No producer serves the name: ENETUNREACH at once, not ETIMEDOUT. */
+TEST_F_TIMEOUT(race, no_route_enetunreach, 120)
+{
+	static const int protos[] = { CONS_REL, CONS_UNREL };
+	struct hicn_info hi;
+	unsigned int i;
+	int c;
+
+	for (i = 0; i < ARRAY_SIZE(protos); i++) {
+		c = patient(ht_consumer(protos[i], HT_NAME, 0));
+		ASSERT_LE(0, c);
+		alarm(GUARD_S);
+		EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+		EXPECT_EQ(ENETUNREACH, errno) TH_LOG("recv: %s", strerror(errno));
+		ASSERT_EQ(0, ht_info(c, &hi));
+		EXPECT_EQ(1, hi.hi_interests_sent);
+		EXPECT_EQ(0, hi.hi_interests_retx);
+		close(c);
+	}
+	/* In stream mode the error is pending at connect(): POLLERR. */
+	c = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+	EXPECT_EQ(ENETUNREACH, errno) TH_LOG("recv: %s", strerror(errno));
+	close(c);
+}
+
+/* A full PIT: ENOBUFS at once, not ETIMEDOUT. */
+TEST_F_TIMEOUT(race, pit_full_enobufs, 120)
+{
+	int waiting, c;
+	FILE *f;
+
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	f = fopen(HT_SYSCTL("pit_max"), "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, fprintf(f, "1\n"));
+	ASSERT_EQ(0, fclose(f));
+	/* Its interest for a name never published fills the PIT. */
+	waiting = patient(socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+				 CONS_REL));
+	ASSERT_LE(0, waiting);
+	ASSERT_EQ(0, ht_connect(waiting, HT_NAME2, 0));
+	ASSERT_EQ(1, ht_stat("pit_entries"));
+
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	ASSERT_LE(0, c);
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+	EXPECT_EQ(ENOBUFS, errno) TH_LOG("recv: %s", strerror(errno));
+	EXPECT_LE(1, ht_stat("pit_drops"));
+	close(c);
+	close(waiting);
+}
+
 TEST_HARNESS_MAIN
