@@ -970,9 +970,11 @@ int hicn_cons_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		ret = hicn_cons_recv_dgram(hs, msg, flags, &timeo,
 					   READ_ONCE(c->fetch));
 	hicn_cons_reader_put(sk);
-	/* Keep the window full for the next read or a poller. */
-	if (c->state == HICN_F_DATA)
-		hicn_cons_pump(hs);
+	/*
+	 * Keep the window full for the next read or a poller, and send a
+	 * subscriber's interest for its next version now.
+	 */
+	hicn_cons_kick(hs);
 out:
 	release_sock(sk);
 	return ret;

@@ -509,4 +509,42 @@ TEST_F_TIMEOUT(race, pit_full_enobufs, 120)
 	close(waiting);
 }
 
+/*
+ * A datagram subscriber's next interest goes out when it has read a
+ * version: poll() reports POLLIN once the next one is published, long
+ * before the interest's lifetime.
+ */
+TEST_F_TIMEOUT(race, subscriber_asks_next_at_once, 120)
+{
+	struct sockaddr_hicn from;
+	socklen_t fromlen;
+	char obj[3000];
+	struct pollfd pfd;
+	int c, v;
+
+	ht_fill(obj, sizeof(obj), 5);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
+	for (v = 1; v <= 3; v++) {
+		ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj,
+						  sizeof(obj), 0));
+		pfd.fd = c;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		EXPECT_EQ(1, poll(&pfd, 1, GUARD_S * 1000 / 4))
+			TH_LOG("version %d: no POLLIN", v);
+		fromlen = sizeof(from);
+		alarm(GUARD_S);
+		ASSERT_EQ(sizeof(obj), recvfrom(c, self->buf, sizeof(self->buf),
+						MSG_DONTWAIT,
+						(struct sockaddr *)&from, &fromlen))
+			TH_LOG("version %d: %s", v, strerror(errno));
+		EXPECT_EQ(v, from.sin_suffix);
+	}
+	close(c);
+}
+
 TEST_HARNESS_MAIN
