@@ -70,6 +70,7 @@ static void hicn_cons_arm(struct hicn_cons *c, unsigned long when)
 {
 	long delay = (long)(when - jiffies);
 
+	lockdep_assert_held(&c->lock);
 	if (c->closing)
 		return;
 	if (c->armed && !time_before(when, c->next_run))
@@ -88,6 +89,7 @@ static void hicn_cons_abort(struct hicn_sock *hs)
 	struct hicn_key key;
 	u32 seg;
 
+	lockdep_assert_held(&c->lock);
 	if (c->state == HICN_F_FIRST && c->first_slot.state == HICN_SLOT_PENDING)
 		hicn_pit_cancel(hn, &c->first, hs->face);
 	if (c->state == HICN_F_DATA) {
@@ -122,6 +124,7 @@ static void hicn_cons_begin(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 	struct hicn_key *k = &c->first;
 
+	lockdep_assert_held(&c->lock);
 	memset(k, 0, sizeof(*k));
 	k->name = c->target.sin_addr;
 	if (c->subscribe) {
@@ -156,6 +159,7 @@ static int hicn_cons_ring(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 	struct hicn_slot *ring, *old;
 
+	sock_owned_by_me(&hs->sk);
 	if (c->ring && c->ring_size == c->window)
 		return 0;
 	ring = kvcalloc(c->window, sizeof(*ring), GFP_KERNEL_ACCOUNT);
@@ -181,6 +185,7 @@ void hicn_cons_start(struct hicn_sock *hs)
 {
 	struct hicn_cons *c = &hs->cons;
 
+	sock_owned_by_me(&hs->sk);
 	spin_lock_bh(&c->lock);
 	hicn_cons_abort(hs);
 	spin_unlock_bh(&c->lock);
@@ -307,6 +312,7 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 	struct hicn_slot *slot;
 	u32 seg;
 
+	lockdep_assert_held(&c->lock);
 	*retx = false;
 	if (c->state == HICN_F_FIRST) {
 		slot = &c->first_slot;
@@ -392,6 +398,7 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 /* When the pump must run again for a timeout (hicn_cons.lock held). */
 static void hicn_cons_arm_deadline(struct hicn_cons *c)
 {
+	lockdep_assert_held(&c->lock);
 	if (c->state == HICN_F_FIRST &&
 	    c->first_slot.state == HICN_SLOT_PENDING)
 		hicn_cons_arm(c, c->first_slot.sent + c->lifetime);
@@ -415,6 +422,7 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 	u32 gen, fetch;
 	int err;
 
+	sock_owned_by_me(&hs->sk);
 	spin_lock_bh(&c->lock);
 	c->pumping = true;
 	gen = c->gen;
@@ -499,6 +507,7 @@ void hicn_cons_release(struct hicn_sock *hs)
 /* An option changed: send what may be sent now (lock_sock held). */
 void hicn_cons_kick(struct hicn_sock *hs)
 {
+	sock_owned_by_me(&hs->sk);
 	if (hs->cons.state == HICN_F_FIRST || hs->cons.state == HICN_F_DATA)
 		hicn_cons_pump(hs);
 }
@@ -599,6 +608,7 @@ static int hicn_cons_copy(struct hicn_sock *hs, struct msghdr *msg,
 	u64 off;
 	u32 seglen;
 
+	sock_owned_by_me(&hs->sk);
 	*full = false;
 	for (;;) {
 		spin_lock_bh(&c->lock);
