@@ -224,6 +224,26 @@ static void hicn_prod_unlink(struct hicn_sock *hs, struct hicn_obj *obj,
 	hs->prod.nversions--;
 }
 
+/*
+ * POLLOUT: half the send buffer is free, as sock_writeable() has it, so
+ * that an object of up to half of it less 8 KiB (its rounding to pages
+ * and its header, see hicn_prod_init()) fits.
+ */
+static bool hicn_prod_writeable(const struct sock *sk)
+{
+	int sndbuf = READ_ONCE(sk->sk_sndbuf);
+
+	return sndbuf - READ_ONCE(sk->sk_wmem_queued) >= sndbuf / 2;
+}
+
+/* A publication found no room: poll() and SIGIO wait for write space. */
+static void hicn_prod_nospace(struct sock *sk)
+{
+	sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+	if (sk->sk_socket)
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+}
+
 /* Uncharge and release versions taken out of the store (lock_sock held). */
 static void hicn_prod_free(struct hicn_sock *hs, struct list_head *dropped)
 {
@@ -306,11 +326,16 @@ static void hicn_prod_write_space(struct sock *sk)
 
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
+	/* A blocked sendto() waits for the room of its own object. */
 	if (skwq_has_sleeper(wq))
 		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
 						EPOLLWRNORM | EPOLLWRBAND);
 	rcu_read_unlock();
-	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+	if (hicn_prod_writeable(sk)) {
+		if (sk->sk_socket)
+			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+	}
 }
 
 void hicn_prod_init(struct hicn_sock *hs)
@@ -323,6 +348,8 @@ void hicn_prod_init(struct hicn_sock *hs)
 	p->seg_size = HICN_PACKET_SIZE_DEFAULT;
 	p->expiry_ms = HICN_CONTENT_EXPIRY_DEFAULT;
 	INIT_DELAYED_WORK(&p->work, hicn_prod_work);
+	/* The documented POLLOUT threshold: SO_SNDBUF / 2 - 8 KiB. */
+	BUILD_BUG_ON(PAGE_SIZE - 1 + sizeof(struct hicn_obj) > 8192);
 	hs->sk.sk_sndbuf = HICN_PROD_SNDBUF;
 	hs->sk.sk_write_space = hicn_prod_write_space;
 }
@@ -392,6 +419,7 @@ static int hicn_prod_wait_room(struct hicn_sock *hs, const struct in6_addr *name
 			break;
 		}
 		if (!*timeo) {
+			hicn_prod_nospace(sk);
 			err = -EAGAIN;
 			break;
 		}
@@ -578,10 +606,14 @@ out:
 
 __poll_t hicn_prod_poll(struct sock *sk)
 {
-	__poll_t mask = 0;
-
-	if (!(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) &&
-	    READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf))
-		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
-	return mask;
+	if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
+		return 0;
+	if (!hicn_prod_writeable(sk)) {
+		hicn_prod_nospace(sk);
+		/* Versions dropped since are seen by this second look. */
+		smp_mb__after_atomic();
+		if (!hicn_prod_writeable(sk))
+			return 0;
+	}
+	return EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
 }

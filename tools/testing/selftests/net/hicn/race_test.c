@@ -547,4 +547,51 @@ TEST_F_TIMEOUT(race, subscriber_asks_next_at_once, 120)
 	close(c);
 }
 
+/*
+ * A non-blocking producer does not spin: once poll() reports POLLOUT, a
+ * sendto() of an object of the low-water size (SO_SNDBUF / 2 - 8 KiB)
+ * succeeds; while it would not, there is no POLLOUT.
+ */
+TEST_F_TIMEOUT(race, pollout_means_room, 120)
+{
+	struct pollfd pfd = { .events = POLLOUT };
+	int sndbuf = 1 << 20, round, i;
+	socklen_t len = sizeof(sndbuf);
+	size_t lowat;
+	char *obj;
+
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	ASSERT_EQ(0, fcntl(self->prod, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, setsockopt(self->prod, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				sizeof(sndbuf)));
+	ASSERT_EQ(0, getsockopt(self->prod, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				&len));
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 300));
+	lowat = sndbuf / 2 - 8192;
+	obj = calloc(1, lowat);
+	ASSERT_NE(NULL, obj);
+	pfd.fd = self->prod;
+
+	for (round = 0; round < 3; round++) {
+		/* Fill the send buffer. */
+		for (i = 0; i < 64; i++)
+			if (ht_publish(self->prod, HT_NAME, obj, lowat, 0) < 0)
+				break;
+		ASSERT_EQ(EAGAIN, errno) TH_LOG("round %d: %s", round,
+						strerror(errno));
+		ASSERT_GT(64, i);
+		EXPECT_EQ(0, poll(&pfd, 1, 0))
+			TH_LOG("round %d: POLLOUT with no room (revents %#x)",
+			       round, pfd.revents);
+		/* The versions expire: POLLOUT, and then room. */
+		ASSERT_EQ(1, poll(&pfd, 1, GUARD_S * 1000));
+		EXPECT_EQ((ssize_t)lowat, ht_publish(self->prod, HT_NAME, obj,
+						     lowat, 0))
+			TH_LOG("round %d: after POLLOUT: %s", round,
+			       strerror(errno));
+	}
+	free(obj);
+}
+
 TEST_HARNESS_MAIN
