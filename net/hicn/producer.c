@@ -85,6 +85,9 @@ static void hicn_prod_hold(struct hicn_prod *p, const struct hicn_key *key,
 	unsigned long expires = jiffies + lifetime + HZ;
 	struct hicn_held *h;
 
+	/* release() has emptied the list, or is about to. */
+	if (p->closing)
+		return;
 	list_for_each_entry(h, &p->held, node) {
 		if (hicn_key_equal(&h->key, key)) {
 			h->expires = expires;
@@ -170,9 +173,14 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 	return true;
 }
 
-static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_data *d)
+/*
+ * Send @d back through @face: the face the interest came to (the
+ * forwarder holds it), not hs->face, which release() clears.
+ */
+static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_face *face,
+			     struct hicn_data *d)
 {
-	hicn_fwd_data(hs->face, d);
+	hicn_fwd_data(face, d);
 	if (d->obj) {
 		hicn_count(&hs->info.hi_segments, 1);
 		hicn_obj_put(d->obj);
@@ -201,7 +209,7 @@ static void hicn_prod_face_interest(struct hicn_face *face,
 	spin_unlock_bh(&hs->prod.lock);
 
 	if (answer)
-		hicn_prod_answer(hs, &d);
+		hicn_prod_answer(hs, face, &d);
 	sock_put(sk);
 }
 
@@ -510,7 +518,7 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 			d.obj = hicn_obj_get(obj);
 		}
 		d.ikey = h->key;
-		hicn_prod_answer(hs, &d);
+		hicn_prod_answer(hs, hs->face, &d);
 		kfree(h);
 	}
 	return 0;

@@ -594,4 +594,91 @@ TEST_F_TIMEOUT(race, pollout_means_room, 120)
 	free(obj);
 }
 
+/*
+ * Producers closing while their faces answer interests: one thread
+ * claims the namespace, publishes and closes in a loop while 8 consumer
+ * threads fetch the name in a loop, for CLOSE_LOOP_S seconds (60 with
+ * LONG=1).  Every fetch ends in the object or a documented errno; the
+ * harness's kernel-log and leak checks (the debug kernel's KASAN and
+ * kmemleak) see the rest.
+ */
+#define CLOSE_CONSUMERS	8
+
+struct close_loop {
+	int stop;
+	char obj[3000];
+	unsigned long published, fetched, failed;
+	int bad_errno;
+};
+
+static void *close_loop_producer(void *arg)
+{
+	struct close_loop *cl = arg;
+	int p;
+
+	while (!__atomic_load_n(&cl->stop, __ATOMIC_RELAXED)) {
+		p = ht_producer(PROD_REL);
+		if (p < 0)
+			continue;	/* the last one's claim is not gone yet */
+		if (ht_publish(p, HT_NAME, cl->obj, sizeof(cl->obj), 0) ==
+		    sizeof(cl->obj))
+			__atomic_add_fetch(&cl->published, 1, __ATOMIC_RELAXED);
+		close(p);
+	}
+	return NULL;
+}
+
+static void *close_loop_consumer(void *arg)
+{
+	struct timeval tv = { .tv_usec = 100000 };
+	struct close_loop *cl = arg;
+	char buf[4096];
+	ssize_t n;
+	int c;
+
+	while (!__atomic_load_n(&cl->stop, __ATOMIC_RELAXED)) {
+		c = ht_consumer(CONS_REL, HT_NAME, 0);
+		if (c < 0)
+			continue;
+		ht_setint(c, HICN_INTEREST_LIFETIME, 20);
+		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		n = recv(c, buf, sizeof(buf), 0);
+		if (n == sizeof(cl->obj) && !memcmp(buf, cl->obj, n)) {
+			__atomic_add_fetch(&cl->fetched, 1, __ATOMIC_RELAXED);
+		} else if (n < 0 && (errno == ENETUNREACH || errno == ENOENT ||
+				     errno == ETIMEDOUT || errno == EAGAIN)) {
+			__atomic_add_fetch(&cl->failed, 1, __ATOMIC_RELAXED);
+		} else {
+			cl->bad_errno = n < 0 ? errno : -1;
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(race, producer_close_while_answering, 180)
+{
+	const char *long_run = getenv("LONG");
+	int secs = long_run && *long_run == '1' ? 60 : 10, i;
+	pthread_t th[CLOSE_CONSUMERS + 1];
+	struct close_loop *cl;
+
+	cl = calloc(1, sizeof(*cl));
+	ASSERT_NE(NULL, cl);
+	ht_fill(cl->obj, sizeof(cl->obj), 1);
+	ASSERT_EQ(0, pthread_create(&th[0], NULL, close_loop_producer, cl));
+	for (i = 1; i <= CLOSE_CONSUMERS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, close_loop_consumer,
+					    cl));
+	sleep(secs);	/* the duration of the run, not a synchronisation */
+	__atomic_store_n(&cl->stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i <= CLOSE_CONSUMERS; i++)
+		pthread_join(th[i], NULL);
+	TH_LOG("%d s: %lu published, %lu fetched, %lu failed", secs,
+	       cl->published, cl->fetched, cl->failed);
+	EXPECT_EQ(0, cl->bad_errno) TH_LOG("recv: %s", strerror(cl->bad_errno));
+	EXPECT_LT(0, cl->published);
+	free(cl);
+}
+
 TEST_HARNESS_MAIN
