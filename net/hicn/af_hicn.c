@@ -32,15 +32,21 @@
  * Lock order
  * ----------
  *   lock_sock(sk) -> hicn_net.lock (mutex)
- *   lock_sock(sk) -> hicn_prod.lock -> (released before the forwarder)
+ *   lock_sock(sk) -> hicn_prod.lock (released before the forwarder)
  *   lock_sock(sk) -> hicn_cons.lock -> hicn_net.pit_lock
+ *   hicn_cons.lock -> hicn_net.pit_lock also without lock_sock(): data
+ *	that fails a fetch cancels the fetch's PIT entries
+ *   lock_sock(consumer) -> forwarder -> a producer's hicn_prod.lock
+ *   lock_sock(producer) -> forwarder -> a consumer's hicn_cons.lock
  *   hicn_net.fib_lock, pit_lock, cs_lock and hicn_face.lock are leaves
- *   (spinlocks, BH off).  No table lock is held while a face is called,
- *   and a socket's lock_sock() is never taken from the data path: a
- *   producer answers interests under hicn_prod.lock only, a consumer takes
- *   data under hicn_cons.lock only.  release() detaches the face first,
- *   then cancels the socket's work (which takes lock_sock()) without
- *   holding lock_sock().
+ *   (spinlocks, BH off).  No table lock, hicn_prod.lock or hicn_cons.lock
+ *   is held while a face is called, and a face's handlers never take
+ *   lock_sock(): a producer answers interests under hicn_prod.lock only,
+ *   a consumer takes data under hicn_cons.lock only, and no thread holds
+ *   lock_sock() of two sockets.  The work that arriving data or an expiry
+ *   arms does take lock_sock() (hicn_cons_work(), hicn_prod_work()), so
+ *   release() detaches the face first, then cancels the socket's work
+ *   without holding lock_sock().
  *
  * References
  * ----------

@@ -70,6 +70,7 @@ static void hicn_cons_arm(struct hicn_cons *c, unsigned long when)
 {
 	long delay = (long)(when - jiffies);
 
+	lockdep_assert_held(&c->lock);
 	if (c->closing)
 		return;
 	if (c->armed && !time_before(when, c->next_run))
@@ -88,6 +89,7 @@ static void hicn_cons_abort(struct hicn_sock *hs)
 	struct hicn_key key;
 	u32 seg;
 
+	lockdep_assert_held(&c->lock);
 	if (c->state == HICN_F_FIRST && c->first_slot.state == HICN_SLOT_PENDING)
 		hicn_pit_cancel(hn, &c->first, hs->face);
 	if (c->state == HICN_F_DATA) {
@@ -105,6 +107,7 @@ static void hicn_cons_abort(struct hicn_sock *hs)
 	memset(&c->first_slot, 0, sizeof(c->first_slot));
 	c->state = HICN_F_IDLE;
 	c->gen++;
+	c->fetch++;
 }
 
 /* Fail the fetch with @err, reported by recv() and SO_ERROR (lock held). */
@@ -121,6 +124,7 @@ static void hicn_cons_begin(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 	struct hicn_key *k = &c->first;
 
+	lockdep_assert_held(&c->lock);
 	memset(k, 0, sizeof(*k));
 	k->name = c->target.sin_addr;
 	if (c->subscribe) {
@@ -143,6 +147,7 @@ static void hicn_cons_begin(struct hicn_sock *hs)
 	c->next_req = 0;
 	c->lost = 0;
 	c->gen++;
+	c->fetch++;
 }
 
 /*
@@ -154,6 +159,7 @@ static int hicn_cons_ring(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 	struct hicn_slot *ring, *old;
 
+	sock_owned_by_me(&hs->sk);
 	if (c->ring && c->ring_size == c->window)
 		return 0;
 	ring = kvcalloc(c->window, sizeof(*ring), GFP_KERNEL_ACCOUNT);
@@ -179,6 +185,7 @@ void hicn_cons_start(struct hicn_sock *hs)
 {
 	struct hicn_cons *c = &hs->cons;
 
+	sock_owned_by_me(&hs->sk);
 	spin_lock_bh(&c->lock);
 	hicn_cons_abort(hs);
 	spin_unlock_bh(&c->lock);
@@ -305,6 +312,7 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 	struct hicn_slot *slot;
 	u32 seg;
 
+	lockdep_assert_held(&c->lock);
 	*retx = false;
 	if (c->state == HICN_F_FIRST) {
 		slot = &c->first_slot;
@@ -390,6 +398,7 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 /* When the pump must run again for a timeout (hicn_cons.lock held). */
 static void hicn_cons_arm_deadline(struct hicn_cons *c)
 {
+	lockdep_assert_held(&c->lock);
 	if (c->state == HICN_F_FIRST &&
 	    c->first_slot.state == HICN_SLOT_PENDING)
 		hicn_cons_arm(c, c->first_slot.sent + c->lifetime);
@@ -410,8 +419,10 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 	bool wake = false, send, retx;
 	struct hicn_key key;
-	u32 gen;
+	u32 gen, fetch;
+	int err;
 
+	sock_owned_by_me(&hs->sk);
 	spin_lock_bh(&c->lock);
 	c->pumping = true;
 	gen = c->gen;
@@ -419,12 +430,21 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 		send = hicn_cons_next(hs, &key, &retx, &wake);
 		if (!send)
 			break;
+		fetch = c->fetch;
 		spin_unlock_bh(&c->lock);
 		hicn_count(&hs->info.hi_interests_sent, 1);
 		if (retx)
 			hicn_count(&hs->info.hi_interests_retx, 1);
-		hicn_fwd_interest(hs->face, &key, c->lifetime);
+		err = hicn_fwd_interest(hs->face, &key, c->lifetime);
 		spin_lock_bh(&c->lock);
+		/*
+		 * Refused here (no route, PIT full, no memory): the caller
+		 * hears why at once, not as ETIMEDOUT after the retries.
+		 */
+		if (err && c->fetch == fetch) {
+			hicn_cons_fail(hs, -err);
+			wake = true;
+		}
 	}
 	hicn_cons_arm_deadline(c);
 	c->pumping = false;
@@ -487,6 +507,7 @@ void hicn_cons_release(struct hicn_sock *hs)
 /* An option changed: send what may be sent now (lock_sock held). */
 void hicn_cons_kick(struct hicn_sock *hs)
 {
+	sock_owned_by_me(&hs->sk);
 	if (hs->cons.state == HICN_F_FIRST || hs->cons.state == HICN_F_DATA)
 		hicn_cons_pump(hs);
 }
@@ -518,6 +539,8 @@ int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		if (hs->bound)
 			c->target = hs->name;
 		sock->state = SS_UNCONNECTED;
+		/* A reader blocked in recv() learns that its fetch is gone. */
+		sk->sk_state_change(sk);
 		release_sock(sk);
 		return 0;
 	}
@@ -538,6 +561,7 @@ int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 	sock->state = SS_CONNECTED;
 	hicn_cons_start(hs);
 	hicn_cons_pump(hs);
+	sk->sk_state_change(sk);
 out:
 	release_sock(sk);
 	return err;
@@ -584,6 +608,7 @@ static int hicn_cons_copy(struct hicn_sock *hs, struct msghdr *msg,
 	u64 off;
 	u32 seglen;
 
+	sock_owned_by_me(&hs->sk);
 	*full = false;
 	for (;;) {
 		spin_lock_bh(&c->lock);
@@ -678,141 +703,289 @@ static void hicn_cons_done(struct hicn_sock *hs, struct msghdr *msg,
 	spin_unlock_bh(&c->lock);
 }
 
+/*
+ * Take the read side (lock_sock held, dropped while waiting): one
+ * recvmsg() at a time reads the fetch, so that an object goes whole to
+ * one reader.  0, or -EAGAIN / -EINTR as for a fetch.
+ */
+static int hicn_cons_reader_get(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct hicn_cons *c = &hicn_sk(sk)->cons;
+	int err = 0;
+
+	sock_owned_by_me(sk);
+	if (!c->reading)
+		goto out;
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (c->reading) {
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		sk_wait_event(sk, timeo, !READ_ONCE(c->reading), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+out:
+	if (!err)
+		c->reading = true;
+	return err;
+}
+
+/* Hand the read side to a reader waiting for it (lock_sock held). */
+static void hicn_cons_reader_put(struct sock *sk)
+{
+	struct hicn_cons *c = &hicn_sk(sk)->cons;
+
+	sock_owned_by_me(sk);
+	c->reading = false;
+	/* Waiters queue under lock_sock, which we hold. */
+	if (waitqueue_active(sk_sleep(sk)))
+		wake_up_interruptible_all(sk_sleep(sk));
+}
+
+/*
+ * Start a read (lock_sock held): 0 with a fetch to read, 1 when there is
+ * nothing more to read (shutdown, or the end of the object in stream mode,
+ * which stays the end until connect() names an object again), or an
+ * errno.
+ */
+static int hicn_cons_recv_begin(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	struct sock *sk = &hs->sk;
+	int err;
+
+	err = sock_error(sk);
+	if (err)
+		return err;
+	if (sk->sk_shutdown & RCV_SHUTDOWN)
+		return 1;
+	if (!c->named)
+		return -ENOTCONN;
+	if (c->state == HICN_F_EOF)
+		return 1;
+	if (c->state == HICN_F_IDLE) {
+		err = hicn_cons_ring(hs);
+		if (err)
+			return err;
+		spin_lock_bh(&c->lock);
+		hicn_cons_begin(hs);
+		spin_unlock_bh(&c->lock);
+	}
+	return 0;
+}
+
+/*
+ * Whether a reader of fetch @fetch stops (lock_sock held): 0 to go on, 1
+ * to return what it has, or an errno.  @keep leaves a pending error to
+ * the next call (a stream reader that has bytes to return).
+ */
+static int hicn_cons_stop(struct hicn_sock *hs, u32 fetch, bool keep)
+{
+	struct sock *sk = &hs->sk;
+
+	if (READ_ONCE(sk->sk_err))
+		return keep ? 1 : sock_error(sk);
+	if (sk->sk_shutdown & RCV_SHUTDOWN)
+		return 1;
+	/* connect(), connect(AF_UNSPEC) or HICN_SUBSCRIBE dropped it. */
+	if (READ_ONCE(hs->cons.fetch) != fetch)
+		return -ENOTCONN;
+	return 0;
+}
+
+/*
+ * Nothing to copy: wait for the fetch to change (lock_sock held, dropped
+ * while asleep).  0 to look again; -EAGAIN when the receive timeout has
+ * run out or the call does not wait, whatever was copied before; -EINTR
+ * or -ERESTARTSYS on a signal.
+ */
+static int hicn_cons_wait(struct sock *sk, long *timeo, u32 gen,
+			  struct wait_queue_entry *wait)
+{
+	struct hicn_cons *c = &hicn_sk(sk)->cons;
+
+	if (!*timeo)
+		return -EAGAIN;
+	if (signal_pending(current))
+		return sock_intr_errno(*timeo);
+	sk_wait_event(sk, timeo, READ_ONCE(c->gen) != gen ||
+		      READ_ONCE(sk->sk_err) ||
+		      (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN), wait);
+	return 0;
+}
+
+/*
+ * Pump, then copy what is in order (lock_sock held): the bytes copied or
+ * -EFAULT (the fetch is dropped); *@complete when the object is all read,
+ * *@gen the generation to wait on.
+ */
+static int hicn_cons_step(struct hicn_sock *hs, struct msghdr *msg,
+			  bool *full, bool *complete, u32 *gen)
+{
+	struct hicn_cons *c = &hs->cons;
+	int n;
+
+	hicn_cons_pump(hs);
+	n = hicn_cons_copy(hs, msg, full);
+	spin_lock_bh(&c->lock);
+	if (n < 0)
+		hicn_cons_abort(hs);
+	*complete = c->state == HICN_F_DATA && c->base >= c->nsegs;
+	*gen = c->gen;
+	spin_unlock_bh(&c->lock);
+	return n;
+}
+
+/*
+ * Datagram mode (lock_sock held): one whole object, or its first @len
+ * bytes and MSG_TRUNC; on a failure nothing, and the next call fetches
+ * the object again.
+ */
+static int hicn_cons_recv_dgram(struct hicn_sock *hs, struct msghdr *msg,
+				int flags, long *timeo, u32 fetch)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct hicn_cons *c = &hs->cons;
+	struct sock *sk = &hs->sk;
+	bool full = false, complete;
+	int copied = 0, err, n;
+	u64 obj_len;
+	u32 gen;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	for (;;) {
+		err = hicn_cons_stop(hs, fetch, false);
+		if (err)
+			break;
+		n = hicn_cons_step(hs, msg, &full, &complete, &gen);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		copied += n;
+		if (complete || full)
+			break;
+		/* Slots went back to the window: the pump may send more. */
+		if (n)
+			continue;
+		err = hicn_cons_wait(sk, timeo, gen, &wait);
+		if (err)
+			break;
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+
+	if (err) {
+		/* Whole or not at all: what was copied is lost. */
+		spin_lock_bh(&c->lock);
+		if (c->fetch == fetch && c->state == HICN_F_DATA && c->base)
+			hicn_cons_abort(hs);
+		spin_unlock_bh(&c->lock);
+		return err < 0 ? err : 0;
+	}
+	obj_len = c->obj_len;
+	hicn_cons_name_out(hs, msg);
+	if (complete) {
+		hicn_cons_done(hs, msg, false);
+	} else {
+		/* The rest is discarded. */
+		msg->msg_flags |= MSG_TRUNC;
+		spin_lock_bh(&c->lock);
+		hicn_cons_abort(hs);
+		spin_unlock_bh(&c->lock);
+	}
+	if (flags & MSG_TRUNC)
+		copied = obj_len;
+	hicn_count(&hs->info.hi_bytes, min_t(u64, copied, obj_len));
+	return copied;
+}
+
+/*
+ * Stream mode (lock_sock held): the object's bytes in order, at least
+ * SO_RCVLOWAT of them (all @len with MSG_WAITALL) unless the object ends
+ * or the wait does; then 0 for ever at its end.
+ */
+static int hicn_cons_recv_stream(struct hicn_sock *hs, struct msghdr *msg,
+				 size_t len, int flags, long *timeo, u32 fetch)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = &hs->sk;
+	int copied = 0, target, err, n;
+	bool full, complete;
+	u32 gen;
+
+	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+	add_wait_queue(sk_sleep(sk), &wait);
+	for (;;) {
+		err = hicn_cons_stop(hs, fetch, copied);
+		if (err)
+			break;
+		n = hicn_cons_step(hs, msg, &full, &complete, &gen);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		copied += n;
+		if (complete) {
+			hicn_cons_name_out(hs, msg);
+			hicn_cons_done(hs, msg, true);
+			break;
+		}
+		if (full || copied >= target)
+			break;
+		if (n)
+			continue;
+		err = hicn_cons_wait(sk, timeo, gen, &wait);
+		if (err)
+			break;
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+
+	if (copied) {
+		hicn_count(&hs->info.hi_bytes, copied);
+		return copied;
+	}
+	return err < 0 ? err : 0;
+}
+
 int hicn_cons_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		      int flags)
 {
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = sock->sk;
 	struct hicn_sock *hs = hicn_sk(sk);
 	struct hicn_cons *c = &hs->cons;
-	bool stream, full, complete;
-	int copied = 0, target, err = 0, n;
-	long timeo, t;
-	u32 gen;
+	long timeo;
+	int ret;
 
 	if (flags & (MSG_OOB | MSG_PEEK | MSG_ERRQUEUE))
 		return -EOPNOTSUPP;
 
 	lock_sock(sk);
-	stream = c->connected;
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
-	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
-
-	err = sock_error(sk);
-	if (err)
+	ret = hicn_cons_reader_get(sk, &timeo);
+	if (ret)
 		goto out;
-	if (sk->sk_shutdown & RCV_SHUTDOWN)
-		goto out;
-	if (!c->named) {
-		err = -ENOTCONN;
-		goto out;
-	}
-	if (c->state == HICN_F_EOF) {
-		spin_lock_bh(&c->lock);
-		c->state = HICN_F_IDLE;
-		spin_unlock_bh(&c->lock);
-		goto out;
-	}
-	if (c->state == HICN_F_IDLE) {
-		err = hicn_cons_ring(hs);
-		if (err)
-			goto out;
-		spin_lock_bh(&c->lock);
-		hicn_cons_begin(hs);
-		spin_unlock_bh(&c->lock);
-	}
-
-	add_wait_queue(sk_sleep(sk), &wait);
-	for (;;) {
-		hicn_cons_pump(hs);
-		n = hicn_cons_copy(hs, msg, &full);
-		if (n < 0) {
-			err = n;
-			spin_lock_bh(&c->lock);
-			hicn_cons_abort(hs);
-			spin_unlock_bh(&c->lock);
-			break;
-		}
-		copied += n;
-
-		spin_lock_bh(&c->lock);
-		complete = c->state == HICN_F_DATA && c->base >= c->nsegs;
-		gen = c->gen;
-		spin_unlock_bh(&c->lock);
-
-		if (complete) {
-			hicn_cons_name_out(hs, msg);
-			hicn_cons_done(hs, msg, stream);
-			if (stream && !copied) {
-				spin_lock_bh(&c->lock);
-				c->state = HICN_F_IDLE;
-				spin_unlock_bh(&c->lock);
-			}
-			if (!stream && (flags & MSG_TRUNC))
-				copied = c->obj_len;
-			break;
-		}
-		if (full && !stream) {
-			/* Datagram convention: the rest is discarded. */
-			hicn_cons_name_out(hs, msg);
-			msg->msg_flags |= MSG_TRUNC;
-			if (flags & MSG_TRUNC)
-				copied = c->obj_len;
-			spin_lock_bh(&c->lock);
-			hicn_cons_abort(hs);
-			spin_unlock_bh(&c->lock);
-			break;
-		}
-		if (stream && (full || copied >= target))
-			break;
-		if (READ_ONCE(sk->sk_err)) {
-			if (!(stream && copied)) {
-				err = sock_error(sk);
-				copied = 0;
-			}
-			break;
-		}
-		if (sk->sk_shutdown & RCV_SHUTDOWN)
-			break;
-		if (c->state == HICN_F_IDLE) {
-			/* connect(AF_UNSPEC) while we slept */
-			err = copied ? 0 : -ENOTCONN;
-			break;
-		}
-		if (!timeo && !(copied && !stream)) {
-			if (!copied)
-				err = -EAGAIN;
-			break;
-		}
-		if (signal_pending(current)) {
-			err = copied && stream ? 0 : sock_intr_errno(timeo);
-			break;
-		}
-		t = timeo ?: MAX_SCHEDULE_TIMEOUT;
-		sk_wait_event(sk, &t, READ_ONCE(c->gen) != gen ||
-			      READ_ONCE(sk->sk_err) ||
-			      (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN),
-			      &wait);
-		if (timeo)
-			timeo = t;
-	}
-	remove_wait_queue(sk_sleep(sk), &wait);
-
-	if (err && !stream) {
-		/* A datagram is delivered whole or not at all. */
-		if (c->state == HICN_F_DATA && c->base) {
-			spin_lock_bh(&c->lock);
-			hicn_cons_abort(hs);
-			spin_unlock_bh(&c->lock);
-		}
-		copied = 0;
-	}
-	if (copied > 0)
-		hicn_count(&hs->info.hi_bytes, min_t(u64, copied, c->obj_len));
-	/* Keep the window full for the next read or a poller. */
-	if (c->state == HICN_F_DATA)
-		hicn_cons_pump(hs);
+	ret = hicn_cons_recv_begin(hs);
+	if (ret > 0)
+		ret = 0;
+	else if (!ret && c->connected)
+		ret = hicn_cons_recv_stream(hs, msg, len, flags, &timeo,
+					    READ_ONCE(c->fetch));
+	else if (!ret)
+		ret = hicn_cons_recv_dgram(hs, msg, flags, &timeo,
+					   READ_ONCE(c->fetch));
+	hicn_cons_reader_put(sk);
+	/*
+	 * Keep the window full for the next read or a poller, and send a
+	 * subscriber's interest for its next version now.
+	 */
+	hicn_cons_kick(hs);
 out:
 	release_sock(sk);
-	return err ? err : copied;
+	return ret;
 }

@@ -327,6 +327,9 @@ enum hicn_fetch_state {
  * @ring_size: slots in @ring
  * @scan_at: jiffies before which no window slot can time out
  * @gen: bumped at every change a reader may wait for
+ * @fetch: bumped when a fetch starts or is given up: a reader that sees it
+ *	change knows the object it was reading is gone
+ * @reading: a reader is in recvmsg(); others wait for it (lock_sock)
  * @pumping: the pump is running; arriving data need not schedule it
  * @closing: the socket is closing; @work may not be armed any more
  * @armed: @work is queued to run at @next_run
@@ -361,6 +364,8 @@ struct hicn_cons {
 	unsigned long		scan_at;
 	u32			lost;
 	u32			gen;
+	u32			fetch;
+	bool			reading;
 	bool			pumping;
 	bool			closing;
 	bool			armed;

@@ -85,6 +85,9 @@ static void hicn_prod_hold(struct hicn_prod *p, const struct hicn_key *key,
 	unsigned long expires = jiffies + lifetime + HZ;
 	struct hicn_held *h;
 
+	/* release() has emptied the list, or is about to. */
+	if (p->closing)
+		return;
 	list_for_each_entry(h, &p->held, node) {
 		if (hicn_key_equal(&h->key, key)) {
 			h->expires = expires;
@@ -170,9 +173,14 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 	return true;
 }
 
-static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_data *d)
+/*
+ * Send @d back through @face: the face the interest came to (the
+ * forwarder holds it), not hs->face, which release() clears.
+ */
+static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_face *face,
+			     struct hicn_data *d)
 {
-	hicn_fwd_data(hs->face, d);
+	hicn_fwd_data(face, d);
 	if (d->obj) {
 		hicn_count(&hs->info.hi_segments, 1);
 		hicn_obj_put(d->obj);
@@ -201,7 +209,7 @@ static void hicn_prod_face_interest(struct hicn_face *face,
 	spin_unlock_bh(&hs->prod.lock);
 
 	if (answer)
-		hicn_prod_answer(hs, &d);
+		hicn_prod_answer(hs, face, &d);
 	sock_put(sk);
 }
 
@@ -222,6 +230,26 @@ static void hicn_prod_unlink(struct hicn_sock *hs, struct hicn_obj *obj,
 {
 	list_move_tail(&obj->node, dropped);
 	hs->prod.nversions--;
+}
+
+/*
+ * POLLOUT: half the send buffer is free, as sock_writeable() has it, so
+ * that an object of up to half of it less 8 KiB (its rounding to pages
+ * and its header, see hicn_prod_init()) fits.
+ */
+static bool hicn_prod_writeable(const struct sock *sk)
+{
+	int sndbuf = READ_ONCE(sk->sk_sndbuf);
+
+	return sndbuf - READ_ONCE(sk->sk_wmem_queued) >= sndbuf / 2;
+}
+
+/* A publication found no room: poll() and SIGIO wait for write space. */
+static void hicn_prod_nospace(struct sock *sk)
+{
+	sk_set_bit(SOCKWQ_ASYNC_NOSPACE, sk);
+	if (sk->sk_socket)
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 }
 
 /* Uncharge and release versions taken out of the store (lock_sock held). */
@@ -306,11 +334,16 @@ static void hicn_prod_write_space(struct sock *sk)
 
 	rcu_read_lock();
 	wq = rcu_dereference(sk->sk_wq);
+	/* A blocked sendto() waits for the room of its own object. */
 	if (skwq_has_sleeper(wq))
 		wake_up_interruptible_sync_poll(&wq->wait, EPOLLOUT |
 						EPOLLWRNORM | EPOLLWRBAND);
 	rcu_read_unlock();
-	sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+	if (hicn_prod_writeable(sk)) {
+		if (sk->sk_socket)
+			clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		sk_wake_async(sk, SOCK_WAKE_SPACE, POLL_OUT);
+	}
 }
 
 void hicn_prod_init(struct hicn_sock *hs)
@@ -323,6 +356,8 @@ void hicn_prod_init(struct hicn_sock *hs)
 	p->seg_size = HICN_PACKET_SIZE_DEFAULT;
 	p->expiry_ms = HICN_CONTENT_EXPIRY_DEFAULT;
 	INIT_DELAYED_WORK(&p->work, hicn_prod_work);
+	/* The documented POLLOUT threshold: SO_SNDBUF / 2 - 8 KiB. */
+	BUILD_BUG_ON(PAGE_SIZE - 1 + sizeof(struct hicn_obj) > 8192);
 	hs->sk.sk_sndbuf = HICN_PROD_SNDBUF;
 	hs->sk.sk_write_space = hicn_prod_write_space;
 }
@@ -392,6 +427,7 @@ static int hicn_prod_wait_room(struct hicn_sock *hs, const struct in6_addr *name
 			break;
 		}
 		if (!*timeo) {
+			hicn_prod_nospace(sk);
 			err = -EAGAIN;
 			break;
 		}
@@ -482,7 +518,7 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 			d.obj = hicn_obj_get(obj);
 		}
 		d.ikey = h->key;
-		hicn_prod_answer(hs, &d);
+		hicn_prod_answer(hs, hs->face, &d);
 		kfree(h);
 	}
 	return 0;
@@ -578,10 +614,14 @@ out:
 
 __poll_t hicn_prod_poll(struct sock *sk)
 {
-	__poll_t mask = 0;
-
-	if (!(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) &&
-	    READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf))
-		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
-	return mask;
+	if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN)
+		return 0;
+	if (!hicn_prod_writeable(sk)) {
+		hicn_prod_nospace(sk);
+		/* Versions dropped since are seen by this second look. */
+		smp_mb__after_atomic();
+		if (!hicn_prod_writeable(sk))
+			return 0;
+	}
+	return EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
 }

@@ -61,9 +61,8 @@ static int hicn_set_prod(struct hicn_sock *hs, int optname, int val)
 		hs->prod.seg_size = val;
 		return 0;
 	case HICN_CONTENT_EXPIRY:
-		if (val < 0)
-			return -EINVAL;
-		hs->prod.expiry_ms = val;
+		/* A __u32: every value is valid, 0 keeps until close. */
+		hs->prod.expiry_ms = (u32)val;
 		return 0;
 	default:
 		return -ENOPROTOOPT;

@@ -288,7 +288,10 @@ TEST_F(trunc, scattered_iovec)
 	close(c);
 }
 
-/* After EOF a stream consumer's next recv() starts a new fetch. */
+/*
+ * After EOF a stream consumer's recv() returns 0 again; connect() starts
+ * a new fetch.
+ */
 TEST_F(trunc, stream_refetch_after_eof)
 {
 	int c = socket(hicn_family(), SOCK_CONS, CONS_REL);
@@ -300,7 +303,9 @@ TEST_F(trunc, stream_refetch_after_eof)
 	ASSERT_EQ((ssize_t)sizeof(self->src),
 		  ht_read_stream(c, buf, sizeof(buf), 4096));
 	ASSERT_EQ(0, memcmp(buf, self->src, sizeof(self->src)));
+	EXPECT_EQ(0, recv(c, buf, sizeof(buf), MSG_DONTWAIT));
 	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
 	ASSERT_EQ((ssize_t)sizeof(self->src),
 		  ht_read_stream(c, buf, sizeof(buf), 4096));
 	EXPECT_EQ(0, memcmp(buf, self->src, sizeof(self->src)));

@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AF_HICN races and hangs (issue 12): what must hold when calls on one
+ * consumer socket overlap, when a fetch stalls part-way, and when the
+ * forwarder refuses an interest.
+ *
+ * A fetch stalls part-way only when a segment's interest is aggregated
+ * onto a PIT entry nobody will answer; stalled_consumer() builds one with
+ * three producers in turn (see there).  A call that would block for ever
+ * on a broken kernel is bounded by an alarm whose handler has no
+ * SA_RESTART: the call then fails with EINTR, which the test reports.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <netinet/in.h>
+
+#include "hicn_test.h"
+#include "kselftest_harness.h"
+
+/* Seconds after which a call that should have returned is interrupted. */
+#define GUARD_S		20
+/* An interest lifetime no test outlives (the maximum, 10 min). */
+#define LONG_MS		HICN_LIFETIME_MAX
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * SIGALRM, armed with alarm(GUARD_S) before a call that could block for
+ * ever, interrupts it (no SA_RESTART).
+ */
+static int guard(void)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+
+	return sigaction(SIGALRM, &sa, NULL);
+}
+
+/* A consumer that waits LONG_MS for each interest, never retransmits. */
+static int patient(int fd)
+{
+	if (fd < 0)
+		return -1;
+	if (ht_setint(fd, HICN_INTEREST_LIFETIME, LONG_MS) ||
+	    ht_setint(fd, HICN_RETX_LIMIT, 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* 1 once thread @tid sleeps (state S), waiting up to GUARD_S; else 0. */
+static int wait_sleeping(pid_t tid)
+{
+	double t0 = ht_ms();
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	while (ht_ms() - t0 < GUARD_S * 1000.0) {
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		p = p ? strrchr(buf, ')') : NULL;
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return 1;
+		sched_yield();
+	}
+	return 0;
+}
+
+struct reader {
+	int fd;
+	int flags;
+	pid_t tid;
+	size_t cap;
+	char *buf;
+	ssize_t ret;
+	int err;
+	int msg_flags;
+	pthread_barrier_t *start;
+};
+
+static void *reader_run(void *arg)
+{
+	struct reader *r = arg;
+	struct iovec iov = { .iov_base = r->buf, .iov_len = r->cap };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	r->tid = syscall(SYS_gettid);
+	if (r->start)
+		pthread_barrier_wait(r->start);
+	r->ret = recvmsg(r->fd, &m, r->flags);
+	r->err = errno;
+	r->msg_flags = m.msg_flags;
+	return NULL;
+}
+
+FIXTURE(race)
+{
+	int prod;
+	char buf[8192];
+};
+
+FIXTURE_SETUP(race)
+{
+	ASSERT_EQ(0, ht_enter_netns());
+	self->prod = -1;
+	ASSERT_EQ(0, guard());
+}
+
+FIXTURE_TEARDOWN(race)
+{
+	alarm(0);
+	if (self->prod >= 0)
+		close(self->prod);
+}
+
+/* connect(AF_UNSPEC) wakes a reader blocked in recv(): ENOTCONN. */
+TEST_F_TIMEOUT(race, disconnect_wakes_reader, 120)
+{
+	struct sockaddr unspec = { .sa_family = AF_UNSPEC };
+	struct reader r = { .cap = sizeof(self->buf), .buf = self->buf };
+	struct timespec ts;
+	pthread_t th;
+	int joined;
+
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	r.fd = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	ASSERT_LE(0, r.fd);
+	/* Nothing published: the interest waits at the producer. */
+	ASSERT_EQ(0, ht_connect(r.fd, HT_NAME, 0));
+	ASSERT_EQ(0, pthread_create(&th, NULL, reader_run, &r));
+	while (!__atomic_load_n(&r.tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	ASSERT_EQ(1, wait_sleeping(r.tid));
+
+	ASSERT_EQ(0, connect(r.fd, &unspec, sizeof(unspec)));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += GUARD_S;
+	joined = pthread_timedjoin_np(th, NULL, &ts);
+	EXPECT_EQ(0, joined) TH_LOG("reader still blocked %d s after connect(AF_UNSPEC)",
+				    GUARD_S);
+	if (joined) {
+		shutdown(r.fd, SHUT_RD);
+		pthread_join(th, NULL);
+	} else {
+		EXPECT_EQ(-1, r.ret);
+		EXPECT_EQ(ENOTCONN, r.err) TH_LOG("recv: %s", strerror(r.err));
+	}
+	close(r.fd);
+}
+
+#define STALL_PKT	64
+#define STALL_LEN	(4 * STALL_PKT)
+
+static char stall_obj[STALL_LEN];
+
+/* A PROD_REL producer of HT_NS cutting objects into STALL_PKT bytes. */
+static int stall_producer(void)
+{
+	int p = ht_producer(PROD_REL);
+
+	if (p >= 0 && ht_setint(p, HICN_PACKET_SIZE, STALL_PKT)) {
+		close(p);
+		return -1;
+	}
+	return p;
+}
+
+/*
+ * Leave a PIT entry for segment 1 of version 1 of HT_NAME that nobody will
+ * answer, and a producer (returned) that publishes version 1 of it: a
+ * fetch of that object gets segment 0 and then stalls on segment 1 for
+ * *@other's LONG_MS lifetime.
+ *
+ * *@other, a stream consumer with a window of one, gets segment 0 from a
+ * first producer, which closes; reading segment 0 sends the interest for
+ * segment 1, which a second producer (a version 1 not published yet) holds
+ * and drops when it closes; the PIT entry stays.  A third producer
+ * publishes version 1 again.  Returns -1 on a set-up failure.
+ */
+static int stalled_producer(int *other)
+{
+	char seg[STALL_PKT];
+	int p, b;
+
+	ht_fill(stall_obj, sizeof(stall_obj), 7);
+	p = stall_producer();
+	if (p < 0)
+		return -1;
+	b = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	if (b < 0 || ht_setint(b, HICN_WINDOW, 1) ||
+	    ht_publish(p, HT_NAME, stall_obj, STALL_LEN, 0) != STALL_LEN ||
+	    ht_connect(b, HT_NAME, 0))
+		return -1;
+	close(p);
+	p = stall_producer();
+	if (p < 0 || recv(b, seg, sizeof(seg), 0) != STALL_PKT ||
+	    ht_stat("pit_entries") != 1)
+		return -1;
+	close(p);
+	p = stall_producer();
+	if (p < 0 || ht_publish(p, HT_NAME, stall_obj, STALL_LEN, 0) != STALL_LEN)
+		return -1;
+	*other = b;
+	return p;
+}
+
+/* MSG_DONTWAIT holds once part of a datagram was copied: EAGAIN. */
+TEST_F_TIMEOUT(race, dontwait_after_partial_copy, 120)
+{
+	int b = -1, c;
+
+	self->prod = stalled_producer(&b);
+	ASSERT_LE(0, self->prod);
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	ASSERT_LE(0, c);
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("recv: %s", strerror(errno));
+	/* Nothing of the object stays half-read: the next call starts again. */
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("recv: %s", strerror(errno));
+	close(c);
+	close(b);
+}
+
+/* SO_RCVTIMEO holds once part of a datagram was copied: EAGAIN. */
+TEST_F_TIMEOUT(race, rcvtimeo_after_partial_copy, 120)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	int b = -1, c;
+
+	self->prod = stalled_producer(&b);
+	ASSERT_LE(0, self->prod);
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("recv: %s", strerror(errno));
+	close(c);
+	close(b);
+}
+
+/* The same in stream mode: the bytes copied so far, then EAGAIN. */
+TEST_F_TIMEOUT(race, rcvtimeo_stream_after_partial_copy, 120)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	int b = -1, c;
+
+	self->prod = stalled_producer(&b);
+	ASSERT_LE(0, self->prod);
+	c = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	alarm(GUARD_S);
+	ASSERT_EQ(STALL_PKT, recv(c, self->buf, sizeof(self->buf), MSG_WAITALL))
+		TH_LOG("recv: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(self->buf, stall_obj, STALL_PKT));
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+	EXPECT_EQ(EAGAIN, errno) TH_LOG("recv: %s", strerror(errno));
+	close(c);
+	close(b);
+}
+
+/* After the end of the object, read() returns 0 again: no second fetch. */
+TEST_F_TIMEOUT(race, read_after_eof_stays_zero, 120)
+{
+	char obj[5000];
+	struct hicn_info hi;
+	int c, i;
+
+	ht_fill(obj, sizeof(obj), 8);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj, sizeof(obj), 0));
+	ASSERT_EQ(0, ht_publish(self->prod, HT_NAME2, obj, 0, 0));
+
+	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(sizeof(obj), ht_read_stream(c, self->buf, sizeof(self->buf), 1000));
+	EXPECT_EQ(0, memcmp(self->buf, obj, sizeof(obj)));
+	alarm(GUARD_S);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, read(c, self->buf, sizeof(self->buf)))
+			TH_LOG("read %d after EOF", i + 2);
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(1, hi.hi_objects);
+	EXPECT_EQ(sizeof(obj), hi.hi_bytes);
+	/* connect() starts the next fetch. */
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(sizeof(obj), ht_read_stream(c, self->buf, sizeof(self->buf), 1000));
+	EXPECT_EQ(0, read(c, self->buf, sizeof(self->buf)));
+	close(c);
+
+	/* An empty object: EOF at once, and again. */
+	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_connect(c, HT_NAME2, 0));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, read(c, self->buf, sizeof(self->buf)));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(1, hi.hi_interests_sent);
+	EXPECT_EQ(1, hi.hi_objects);
+	close(c);
+}
+
+#define BIG_LEN		(16 << 20)
+#define BIG_ROUNDS	2
+
+/*
+ * Two threads in recvmsg() on one datagram consumer: each gets a whole,
+ * correct copy of the 16 MiB object, never a fragment of it.
+ */
+TEST_F_TIMEOUT(race, two_readers_whole_objects, 120)
+{
+	struct reader r[2];
+	pthread_barrier_t start;
+	pthread_t th[2];
+	char *src;
+	int c, i, round;
+
+	src = malloc(BIG_LEN);
+	ASSERT_NE(NULL, src);
+	ht_fill(src, BIG_LEN, 16);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_PACKET_SIZE, 8192));
+	ASSERT_EQ(BIG_LEN, ht_publish(self->prod, HT_NAME, src, BIG_LEN, 0));
+	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_WINDOW, 16));
+
+	for (round = 0; round < BIG_ROUNDS; round++) {
+		ASSERT_EQ(0, pthread_barrier_init(&start, NULL, 2));
+		for (i = 0; i < 2; i++) {
+			memset(&r[i], 0, sizeof(r[i]));
+			r[i].fd = c;
+			r[i].cap = BIG_LEN;
+			r[i].buf = malloc(BIG_LEN);
+			r[i].start = &start;
+			ASSERT_NE(NULL, r[i].buf);
+			ASSERT_EQ(0, pthread_create(&th[i], NULL, reader_run, &r[i]));
+		}
+		for (i = 0; i < 2; i++) {
+			pthread_join(th[i], NULL);
+			EXPECT_EQ(BIG_LEN, r[i].ret)
+				TH_LOG("round %d reader %d: %zd (%s), flags %#x",
+				       round, i, r[i].ret, strerror(r[i].err),
+				       r[i].msg_flags);
+			EXPECT_FALSE(r[i].msg_flags & MSG_TRUNC);
+			if (r[i].ret == BIG_LEN)
+				EXPECT_EQ(-1, ht_diff(r[i].buf, src, BIG_LEN))
+					TH_LOG("round %d reader %d", round, i);
+			free(r[i].buf);
+		}
+		pthread_barrier_destroy(&start);
+	}
+	close(c);
+	free(src);
+}
+
+/*
+ * A second reader comes while the first one sleeps part-way through an
+ * object (segment 1 stalled until the consumer retransmits it): each
+ * still gets the whole object, never the first one a prefix and the
+ * second the rest.
+ */
+TEST_F_TIMEOUT(race, two_readers_while_one_sleeps, 120)
+{
+	struct reader r[2];
+	int b = -1, c, i;
+	pthread_t th[2];
+
+	self->prod = stalled_producer(&b);
+	ASSERT_LE(0, self->prod);
+	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ASSERT_LE(0, c);
+	/* Its retransmission of segment 1 is answered: the stall ends. */
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 3000));
+	for (i = 0; i < 2; i++) {
+		memset(&r[i], 0, sizeof(r[i]));
+		r[i].fd = c;
+		r[i].cap = sizeof(self->buf) / 2;
+		r[i].buf = self->buf + i * r[i].cap;
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, reader_run, &r[i]));
+		while (!__atomic_load_n(&r[i].tid, __ATOMIC_ACQUIRE))
+			sched_yield();
+		ASSERT_EQ(1, wait_sleeping(r[i].tid));
+	}
+	for (i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(STALL_LEN, r[i].ret)
+			TH_LOG("reader %d: %zd (%s), flags %#x", i, r[i].ret,
+			       strerror(r[i].err), r[i].msg_flags);
+		EXPECT_FALSE(r[i].msg_flags & MSG_TRUNC);
+		if (r[i].ret == STALL_LEN)
+			EXPECT_EQ(0, memcmp(r[i].buf, stall_obj, STALL_LEN));
+	}
+	close(c);
+	close(b);
+}
+
+/* HICN_CONTENT_EXPIRY takes every __u32 it documents. */
+TEST_F_TIMEOUT(race, content_expiry_whole_u32, 120)
+{
+	static const __u32 vals[] = { 0x7fffffff, 0x80000000, 0xffffffff };
+	char obj[100];
+	unsigned int i;
+	__u32 v;
+	int c;
+
+	ht_fill(obj, sizeof(obj), 9);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	for (i = 0; i < ARRAY_SIZE(vals); i++) {
+		v = vals[i];
+		EXPECT_EQ(0, setsockopt(self->prod, SOL_HICN, HICN_CONTENT_EXPIRY,
+					&v, sizeof(v)))
+			TH_LOG("%#x: %s", vals[i], strerror(errno));
+		EXPECT_EQ(vals[i], (__u32)ht_getint(self->prod, HICN_CONTENT_EXPIRY));
+	}
+	/* Published under the longest expiry, it is there. */
+	ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj, sizeof(obj), 0));
+	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(sizeof(obj), recv(c, self->buf, sizeof(self->buf), 0))
+		TH_LOG("recv: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(self->buf, obj, sizeof(obj)));
+	close(c);
+}
+
+/* No producer serves the name: ENETUNREACH at once, not ETIMEDOUT. */
+TEST_F_TIMEOUT(race, no_route_enetunreach, 120)
+{
+	static const int protos[] = { CONS_REL, CONS_UNREL };
+	struct hicn_info hi;
+	unsigned int i;
+	int c;
+
+	for (i = 0; i < ARRAY_SIZE(protos); i++) {
+		c = patient(ht_consumer(protos[i], HT_NAME, 0));
+		ASSERT_LE(0, c);
+		alarm(GUARD_S);
+		EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+		EXPECT_EQ(ENETUNREACH, errno) TH_LOG("recv: %s", strerror(errno));
+		ASSERT_EQ(0, ht_info(c, &hi));
+		EXPECT_EQ(1, hi.hi_interests_sent);
+		EXPECT_EQ(0, hi.hi_interests_retx);
+		close(c);
+	}
+	/* In stream mode the error is pending at connect(): POLLERR. */
+	c = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+	EXPECT_EQ(ENETUNREACH, errno) TH_LOG("recv: %s", strerror(errno));
+	close(c);
+}
+
+/* A full PIT: ENOBUFS at once, not ETIMEDOUT. */
+TEST_F_TIMEOUT(race, pit_full_enobufs, 120)
+{
+	int waiting, c;
+	FILE *f;
+
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	f = fopen(HT_SYSCTL("pit_max"), "w");
+	ASSERT_NE(NULL, f);
+	ASSERT_LT(0, fprintf(f, "1\n"));
+	ASSERT_EQ(0, fclose(f));
+	/* Its interest for a name never published fills the PIT. */
+	waiting = patient(socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+				 CONS_REL));
+	ASSERT_LE(0, waiting);
+	ASSERT_EQ(0, ht_connect(waiting, HT_NAME2, 0));
+	ASSERT_EQ(1, ht_stat("pit_entries"));
+
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	ASSERT_LE(0, c);
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+	EXPECT_EQ(ENOBUFS, errno) TH_LOG("recv: %s", strerror(errno));
+	EXPECT_LE(1, ht_stat("pit_drops"));
+	close(c);
+	close(waiting);
+}
+
+/*
+ * A datagram subscriber's next interest goes out when it has read a
+ * version: poll() reports POLLIN once the next one is published, long
+ * before the interest's lifetime.
+ */
+TEST_F_TIMEOUT(race, subscriber_asks_next_at_once, 120)
+{
+	struct sockaddr_hicn from;
+	socklen_t fromlen;
+	char obj[3000];
+	struct pollfd pfd;
+	int c, v;
+
+	ht_fill(obj, sizeof(obj), 5);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
+	for (v = 1; v <= 3; v++) {
+		ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj,
+						  sizeof(obj), 0));
+		pfd.fd = c;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		EXPECT_EQ(1, poll(&pfd, 1, GUARD_S * 1000 / 4))
+			TH_LOG("version %d: no POLLIN", v);
+		fromlen = sizeof(from);
+		alarm(GUARD_S);
+		ASSERT_EQ(sizeof(obj), recvfrom(c, self->buf, sizeof(self->buf),
+						MSG_DONTWAIT,
+						(struct sockaddr *)&from, &fromlen))
+			TH_LOG("version %d: %s", v, strerror(errno));
+		EXPECT_EQ(v, from.sin_suffix);
+	}
+	close(c);
+}
+
+/*
+ * A non-blocking producer does not spin: once poll() reports POLLOUT, a
+ * sendto() of an object of the low-water size (SO_SNDBUF / 2 - 8 KiB)
+ * succeeds; while it would not, there is no POLLOUT.
+ */
+TEST_F_TIMEOUT(race, pollout_means_room, 120)
+{
+	struct pollfd pfd = { .events = POLLOUT };
+	int sndbuf = 1 << 20, round, i;
+	socklen_t len = sizeof(sndbuf);
+	size_t lowat;
+	char *obj;
+
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	ASSERT_EQ(0, fcntl(self->prod, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, setsockopt(self->prod, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				sizeof(sndbuf)));
+	ASSERT_EQ(0, getsockopt(self->prod, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+				&len));
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 300));
+	lowat = sndbuf / 2 - 8192;
+	obj = calloc(1, lowat);
+	ASSERT_NE(NULL, obj);
+	pfd.fd = self->prod;
+
+	for (round = 0; round < 3; round++) {
+		/* Fill the send buffer. */
+		for (i = 0; i < 64; i++)
+			if (ht_publish(self->prod, HT_NAME, obj, lowat, 0) < 0)
+				break;
+		ASSERT_EQ(EAGAIN, errno) TH_LOG("round %d: %s", round,
+						strerror(errno));
+		ASSERT_GT(64, i);
+		EXPECT_EQ(0, poll(&pfd, 1, 0))
+			TH_LOG("round %d: POLLOUT with no room (revents %#x)",
+			       round, pfd.revents);
+		/* The versions expire: POLLOUT, and then room. */
+		ASSERT_EQ(1, poll(&pfd, 1, GUARD_S * 1000));
+		EXPECT_EQ((ssize_t)lowat, ht_publish(self->prod, HT_NAME, obj,
+						     lowat, 0))
+			TH_LOG("round %d: after POLLOUT: %s", round,
+			       strerror(errno));
+	}
+	free(obj);
+}
+
+/*
+ * Producers closing while their faces answer interests: one thread
+ * claims the namespace, publishes and closes in a loop while 8 consumer
+ * threads fetch the name in a loop, for CLOSE_LOOP_S seconds (60 with
+ * LONG=1).  Every fetch ends in the object or a documented errno; the
+ * harness's kernel-log and leak checks (the debug kernel's KASAN and
+ * kmemleak) see the rest.
+ */
+#define CLOSE_CONSUMERS	8
+
+struct close_loop {
+	int stop;
+	char obj[3000];
+	unsigned long published, fetched, failed;
+	int bad_errno;
+};
+
+static void *close_loop_producer(void *arg)
+{
+	struct close_loop *cl = arg;
+	int p;
+
+	while (!__atomic_load_n(&cl->stop, __ATOMIC_RELAXED)) {
+		p = ht_producer(PROD_REL);
+		if (p < 0)
+			continue;	/* the last one's claim is not gone yet */
+		if (ht_publish(p, HT_NAME, cl->obj, sizeof(cl->obj), 0) ==
+		    sizeof(cl->obj))
+			__atomic_add_fetch(&cl->published, 1, __ATOMIC_RELAXED);
+		close(p);
+	}
+	return NULL;
+}
+
+static void *close_loop_consumer(void *arg)
+{
+	struct timeval tv = { .tv_usec = 100000 };
+	struct close_loop *cl = arg;
+	char buf[4096];
+	ssize_t n;
+	int c;
+
+	while (!__atomic_load_n(&cl->stop, __ATOMIC_RELAXED)) {
+		c = ht_consumer(CONS_REL, HT_NAME, 0);
+		if (c < 0)
+			continue;
+		ht_setint(c, HICN_INTEREST_LIFETIME, 20);
+		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		n = recv(c, buf, sizeof(buf), 0);
+		if (n == sizeof(cl->obj) && !memcmp(buf, cl->obj, n)) {
+			__atomic_add_fetch(&cl->fetched, 1, __ATOMIC_RELAXED);
+		} else if (n < 0 && (errno == ENETUNREACH || errno == ENOENT ||
+				     errno == ETIMEDOUT || errno == EAGAIN)) {
+			__atomic_add_fetch(&cl->failed, 1, __ATOMIC_RELAXED);
+		} else {
+			cl->bad_errno = n < 0 ? errno : -1;
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(race, producer_close_while_answering, 180)
+{
+	const char *long_run = getenv("LONG");
+	int secs = long_run && *long_run == '1' ? 60 : 10, i;
+	pthread_t th[CLOSE_CONSUMERS + 1];
+	struct close_loop *cl;
+
+	cl = calloc(1, sizeof(*cl));
+	ASSERT_NE(NULL, cl);
+	ht_fill(cl->obj, sizeof(cl->obj), 1);
+	ASSERT_EQ(0, pthread_create(&th[0], NULL, close_loop_producer, cl));
+	for (i = 1; i <= CLOSE_CONSUMERS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, close_loop_consumer,
+					    cl));
+	sleep(secs);	/* the duration of the run, not a synchronisation */
+	__atomic_store_n(&cl->stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i <= CLOSE_CONSUMERS; i++)
+		pthread_join(th[i], NULL);
+	TH_LOG("%d s: %lu published, %lu fetched, %lu failed", secs,
+	       cl->published, cl->fetched, cl->failed);
+	EXPECT_EQ(0, cl->bad_errno) TH_LOG("recv: %s", strerror(cl->bad_errno));
+	EXPECT_LT(0, cl->published);
+	free(cl);
+}
+
+TEST_HARNESS_MAIN
