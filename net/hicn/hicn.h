@@ -232,6 +232,7 @@ struct hicn_stats {
  * @cs_max_entries: sysctl net.hicn.cs_max_entries
  * @cs_mem_max: sysctl net.hicn.cs_mem_max
  * @prod_mem_max: sysctl net.hicn.prod_mem_max
+ * @unprivileged_prefix_min: sysctl net.hicn.unprivileged_prefix_min
  */
 struct hicn_net {
 	struct mutex		lock;		/* protects sockets, faces */
@@ -264,6 +265,7 @@ struct hicn_net {
 	int			cs_max_entries;
 	long			cs_mem_max;
 	long			prod_mem_max;
+	int			unprivileged_prefix_min;
 };
 
 /**

@@ -8,6 +8,9 @@
  *   cs_max_entries  CS entries at most (default 65536; 0 turns it off)
  *   cs_mem_max      CS bytes at most (default 64 MiB)
  *   prod_mem_max    bytes of published content in the netns (512 MiB)
+ *   unprivileged_prefix_min
+ *                   shortest prefix a producer without CAP_NET_ADMIN in
+ *                   the netns's user namespace may claim (default 64)
  */
 
 #include <linux/module.h>
@@ -90,6 +93,7 @@ static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
 			  void *buffer, size_t *lenp, loff_t *ppos);
 
 static const long hicn_long_max = LONG_MAX;
+static const int hicn_prefix_max = HICN_PREFIX_MAX;
 
 static struct ctl_table hicn_sysctl_table[] = {
 	{
@@ -123,6 +127,14 @@ static struct ctl_table hicn_sysctl_table[] = {
 		.proc_handler	= proc_doulongvec_minmax,
 		.extra1		= (void *)&hicn_long_zero,
 		.extra2		= (void *)&hicn_long_max,
+	},
+	{
+		.procname	= "unprivileged_prefix_min",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= (void *)&hicn_prefix_max,
 	},
 	{ }	/* sentinel: 6.1 walks the table up to it */
 };
@@ -159,6 +171,7 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	hn->cs_max_entries = 65536;
 	hn->cs_mem_max = 64L << 20;
 	hn->prod_mem_max = 512L << 20;
+	hn->unprivileged_prefix_min = 64;
 
 	table = kmemdup(hicn_sysctl_table, sizeof(hicn_sysctl_table),
 			GFP_KERNEL);
@@ -168,6 +181,7 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	table[1].data = &hn->cs_max_entries;
 	table[2].data = &hn->cs_mem_max;
 	table[3].data = &hn->prod_mem_max;
+	table[4].data = &hn->unprivileged_prefix_min;
 	hn->sysctl_hdr = register_net_sysctl_sz(net, "net/hicn", table,
 						HICN_SYSCTLS);
 	if (!hn->sysctl_hdr) {
