@@ -37,6 +37,7 @@
 #define HICN_PIT_BITS		10
 #define HICN_CS_BITS		12
 #define HICN_PNAME_BITS		6
+#define HICN_PIT_USER_BITS	6
 
 /* Default send buffer of a producer: room for a 64 MiB object twice. */
 #define HICN_PROD_SNDBUF	(256 << 20)
@@ -157,6 +158,8 @@ struct hicn_face_ops {
  * @id: number shown in /proc/net/hicn_fib, unique in the netns
  * @net: the network namespace (the owner keeps it alive)
  * @ops: the face's handlers
+ * @uid: the user the face's PIT in-records are charged to (the socket's
+ *	owner)
  * @lock: protects @sk
  * @sk: the application socket of an application face; NULL once detached
  * @node: entry in hicn_net.faces, under hicn_net.lock
@@ -166,6 +169,7 @@ struct hicn_face {
 	u32				id;
 	struct net			*net;
 	const struct hicn_face_ops	*ops;
+	kuid_t				uid;
 	spinlock_t			lock;	/* protects sk */
 	struct sock			*sk;
 	struct list_head		node;
@@ -194,6 +198,7 @@ struct hicn_fib_entry {
 struct hicn_stats {
 	u64	pit_aggregated;
 	u64	pit_drops;
+	u64	pit_user_drops;
 	u64	pit_expired;
 	u64	cs_hits;
 	u64	cs_misses;
@@ -219,6 +224,7 @@ struct hicn_stats {
  * @pit_lock: protects @pit, @pit_entries and the PIT counters
  * @pit: pending-interest table
  * @pit_entries: entries in @pit
+ * @pit_users: struct hicn_pit_user by uid: the in-records of each user
  * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, CS counters
  * @cs: content store hash
  * @cs_lru: content store entries, most recently used first
@@ -232,6 +238,7 @@ struct hicn_stats {
  * @cs_max_entries: sysctl net.hicn.cs_max_entries
  * @cs_mem_max: sysctl net.hicn.cs_mem_max
  * @prod_mem_max: sysctl net.hicn.prod_mem_max
+ * @pit_user_max: sysctl net.hicn.pit_user_max
  * @unprivileged_prefix_min: sysctl net.hicn.unprivileged_prefix_min
  */
 struct hicn_net {
@@ -249,6 +256,7 @@ struct hicn_net {
 	spinlock_t		pit_lock;	/* protects pit */
 	struct hlist_head	pit[1 << HICN_PIT_BITS];
 	unsigned int		pit_entries;
+	struct hlist_head	pit_users[1 << HICN_PIT_USER_BITS];
 
 	spinlock_t		cs_lock;	/* protects cs, cs_lru */
 	struct hlist_head	cs[1 << HICN_CS_BITS];
@@ -265,6 +273,7 @@ struct hicn_net {
 	int			cs_max_entries;
 	long			cs_mem_max;
 	long			prod_mem_max;
+	int			pit_user_max;
 	int			unprivileged_prefix_min;
 };
 

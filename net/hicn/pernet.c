@@ -8,6 +8,7 @@
  *   cs_max_entries  CS entries at most (default 65536; 0 turns it off)
  *   cs_mem_max      CS bytes at most (default 64 MiB)
  *   prod_mem_max    bytes of published content in the netns (512 MiB)
+ *   pit_user_max    PIT in-records of one user at most (default 16384)
  *   unprivileged_prefix_min
  *                   shortest prefix a producer without CAP_NET_ADMIN in
  *                   the netns's user namespace may claim (default 64)
@@ -136,6 +137,14 @@ static struct ctl_table hicn_sysctl_table[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= (void *)&hicn_prefix_max,
 	},
+	{
+		.procname	= "pit_user_max",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= SYSCTL_INT_MAX,
+	},
 	{ }	/* sentinel: 6.1 walks the table up to it */
 };
 
@@ -172,6 +181,7 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	hn->cs_mem_max = 64L << 20;
 	hn->prod_mem_max = 512L << 20;
 	hn->unprivileged_prefix_min = 64;
+	hn->pit_user_max = 16384;
 
 	table = kmemdup(hicn_sysctl_table, sizeof(hicn_sysctl_table),
 			GFP_KERNEL);
@@ -182,6 +192,7 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	table[2].data = &hn->cs_mem_max;
 	table[3].data = &hn->prod_mem_max;
 	table[4].data = &hn->unprivileged_prefix_min;
+	table[5].data = &hn->pit_user_max;
 	hn->sysctl_hdr = register_net_sysctl_sz(net, "net/hicn", table,
 						HICN_SYSCTLS);
 	if (!hn->sysctl_hdr) {
@@ -211,6 +222,7 @@ static int __net_init hicn_net_init(struct net *net)
 	INIT_LIST_HEAD(&hn->fib);
 	spin_lock_init(&hn->pit_lock);
 	hash_init(hn->pit);
+	hash_init(hn->pit_users);
 	spin_lock_init(&hn->cs_lock);
 	hash_init(hn->cs);
 	INIT_LIST_HEAD(&hn->cs_lru);

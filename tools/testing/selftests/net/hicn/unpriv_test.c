@@ -10,6 +10,10 @@
  * - A producer without CAP_NET_ADMIN in the netns's user namespace claims
  *   only prefixes of net.hicn.unprivileged_prefix_min bits or longer
  *   (default 64); a shorter one is EACCES, root may claim it.
+ * - net.hicn.pit_user_max bounds the PIT in-records of one user: nobody
+ *   opening 64 waiting consumers in a 64-entry PIT cannot make root's
+ *   fetch time out; refused interests count in pit_drops and
+ *   pit_user_drops.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +119,105 @@ TEST(prefix_min_sysctl)
 	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("unprivileged_prefix_min"), "128"));
 	EXPECT_EQ(EACCES, in_child(nobody_claims, "b001:a:b:c::/64"));
 	EXPECT_EQ(0, ht_stat("fib_entries"));
+}
+
+#define HOGS		64
+
+/*
+ * nobody opens HOGS consumers, each waiting for a name nobody published,
+ * tells the parent through @arg[1] and stays until @arg[0] closes.
+ */
+static int pit_hog(void *arg)
+{
+	int *pipes = arg, c[HOGS], i;
+	char name[64], x = 0;
+
+	close(pipes[1]);
+	close(pipes[2]);
+	if (become_nobody())
+		return 255;
+	for (i = 0; i < HOGS; i++) {
+		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+			      CONS_UNREL);
+		if (c[i] < 0 ||
+		    ht_setint(c[i], HICN_INTEREST_LIFETIME, 60000) ||
+		    ht_setint(c[i], HICN_WINDOW, 1))
+			return 1;
+		snprintf(name, sizeof(name), "b001:a:b:c::%x", 0x100 + i);
+		if (ht_connect(c[i], name, 0))
+			return 2;
+	}
+	if (write(pipes[3], &x, 1) != 1)
+		return 3;
+	/* Until the parent closes its end. */
+	if (read(pipes[0], &x, 1) < 0)
+		return 4;
+	return 0;
+}
+
+TEST(pit_user_quota)
+{
+	int go[2], ready[2], args[4], prod, c, status, i;
+	size_t len = 16 * 1000;
+	char *src = malloc(len), *dst = malloc(len + 1);
+	long long t0;
+	pid_t pid;
+	char x;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	ht_fill(src, len, 7);
+	ASSERT_EQ(0, ht_enter_netns());
+	prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, prod);
+	ASSERT_EQ((ssize_t)len, ht_publish(prod, HT_NAME, src, len, 0));
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("pit_max"), "64"));
+	EXPECT_EQ(0, sysctl_set(HT_SYSCTL("pit_user_max"), "16"));
+	t0 = ht_stat("pit_drops");
+
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	args[0] = go[0];
+	args[1] = go[1];
+	args[2] = ready[0];
+	args[3] = ready[1];
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(pit_hog(args));
+	close(go[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &x, 1));
+	/* Every hog interest gets into the PIT or is refused. */
+	for (i = 0; i < 1000; i++) {
+		if (ht_stat("pit_entries") + ht_stat("pit_drops") - t0 >= HOGS)
+			break;
+		ht_sleep_ms(10);
+	}
+	EXPECT_EQ(HOGS, ht_stat("pit_entries") + ht_stat("pit_drops") - t0);
+	EXPECT_EQ(16, ht_stat("pit_entries"));
+	EXPECT_EQ(HOGS - 16, ht_stat("pit_user_drops"));
+	EXPECT_EQ(HOGS - 16, ht_stat("pit_drops") - t0);
+
+	/* Root's fetch is not starved. */
+	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 500));
+	ASSERT_EQ(0, ht_setint(c, HICN_RETX_LIMIT, 1));
+	EXPECT_EQ((ssize_t)len, recv(c, dst, len + 1, 0))
+		TH_LOG("fetch: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(src, dst, len));
+	close(c);
+
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* The hog's records went with its sockets. */
+	EXPECT_EQ(0, ht_stat("pit_entries"));
+	close(ready[0]);
+	close(prod);
+	free(src);
+	free(dst);
 }
 
 TEST_HARNESS_MAIN
