@@ -240,6 +240,8 @@ struct hicn_stats {
  * @prod_mem_max: sysctl net.hicn.prod_mem_max
  * @pit_user_max: sysctl net.hicn.pit_user_max
  * @unprivileged_prefix_min: sysctl net.hicn.unprivileged_prefix_min
+ * @ceil: the most the limits may be raised to, in a netns of a
+ *	non-initial user namespace (see pernet.c)
  */
 struct hicn_net {
 	struct mutex		lock;		/* protects sockets, faces */
@@ -275,6 +277,13 @@ struct hicn_net {
 	long			prod_mem_max;
 	int			pit_user_max;
 	int			unprivileged_prefix_min;
+	struct {
+		int		pit_max;
+		int		cs_max_entries;
+		long		cs_mem_max;
+		long		prod_mem_max;
+		int		pit_user_max;
+	} ceil;
 };
 
 /**

@@ -12,6 +12,12 @@
  *   unprivileged_prefix_min
  *                   shortest prefix a producer without CAP_NET_ADMIN in
  *                   the netns's user namespace may claim (default 64)
+ *
+ * The first five are limits on memory the whole netns makes the kernel
+ * hold.  In a netns made inside a non-initial user namespace (unshare -Urn)
+ * they start at the initial netns's values and can only be lowered: a
+ * write above that value is EPERM, as nf_conntrack_max cannot be raised
+ * there either.
  */
 
 #include <linux/module.h>
@@ -19,6 +25,7 @@
 #include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
+#include <linux/user_namespace.h>
 #include <net/netns/generic.h>
 
 #include "hicn.h"
@@ -92,6 +99,9 @@ void hicn_gc_kick(struct hicn_net *hn)
 
 static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
 			  void *buffer, size_t *lenp, loff_t *ppos);
+static int hicn_limit_sysctl(HICN_CTL_CONST struct ctl_table *table,
+			     int write, void *buffer, size_t *lenp,
+			     loff_t *ppos);
 
 static const long hicn_long_max = LONG_MAX;
 static const int hicn_prefix_max = HICN_PREFIX_MAX;
@@ -101,7 +111,7 @@ static struct ctl_table hicn_sysctl_table[] = {
 		.procname	= "pit_max",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= hicn_limit_sysctl,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_INT_MAX,
 	},
@@ -125,7 +135,7 @@ static struct ctl_table hicn_sysctl_table[] = {
 		.procname	= "prod_mem_max",
 		.maxlen		= sizeof(long),
 		.mode		= 0644,
-		.proc_handler	= proc_doulongvec_minmax,
+		.proc_handler	= hicn_limit_sysctl,
 		.extra1		= (void *)&hicn_long_zero,
 		.extra2		= (void *)&hicn_long_max,
 	},
@@ -141,7 +151,7 @@ static struct ctl_table hicn_sysctl_table[] = {
 		.procname	= "pit_user_max",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= hicn_limit_sysctl,
 		.extra1		= SYSCTL_ONE,
 		.extra2		= SYSCTL_INT_MAX,
 	},
@@ -149,6 +159,47 @@ static struct ctl_table hicn_sysctl_table[] = {
 };
 
 #define HICN_SYSCTLS	(ARRAY_SIZE(hicn_sysctl_table) - 1)
+
+/*
+ * A netns-wide limit.  Its table entry's extra2 is the most it may be set
+ * to: the type's maximum in a netns of the initial user namespace, else
+ * the initial netns's value when this netns was made (hicn_net.ceil).  A
+ * value above the type's range is EINVAL, above the ceiling EPERM.
+ */
+static int hicn_limit_sysctl(HICN_CTL_CONST struct ctl_table *table,
+			     int write, void *buffer, size_t *lenp,
+			     loff_t *ppos)
+{
+	struct ctl_table tmp = *table;
+	long lval;
+	int ival;
+	int err;
+
+	if (table->maxlen == sizeof(int)) {
+		if (!write)
+			return proc_dointvec(table, write, buffer, lenp, ppos);
+		ival = READ_ONCE(*(int *)table->data);
+		tmp.data = &ival;
+		tmp.extra2 = SYSCTL_INT_MAX;
+		err = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+		if (!err && ival > *(const int *)table->extra2)
+			err = -EPERM;
+		if (!err)
+			WRITE_ONCE(*(int *)table->data, ival);
+		return err;
+	}
+	if (!write)
+		return proc_doulongvec_minmax(table, write, buffer, lenp, ppos);
+	lval = READ_ONCE(*(long *)table->data);
+	tmp.data = &lval;
+	tmp.extra2 = (void *)&hicn_long_max;
+	err = proc_doulongvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!err && lval > *(const long *)table->extra2)
+		err = -EPERM;
+	if (!err)
+		WRITE_ONCE(*(long *)table->data, lval);
+	return err;
+}
 
 /* Lowering a CS limit (0 entries: off) empties the store at once. */
 static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
@@ -159,10 +210,7 @@ static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
 		container_of(table->data, struct hicn_net, cs_mem_max);
 	int err;
 
-	if (table->maxlen == sizeof(int))
-		err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
-	else
-		err = proc_doulongvec_minmax(table, write, buffer, lenp, ppos);
+	err = hicn_limit_sysctl(table, write, buffer, lenp, ppos);
 	if (!err && write) {
 		if (!READ_ONCE(hn->cs_max_entries))
 			hicn_cs_flush(hn);
@@ -193,6 +241,27 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	table[3].data = &hn->prod_mem_max;
 	table[4].data = &hn->unprivileged_prefix_min;
 	table[5].data = &hn->pit_user_max;
+
+	/* unshare -Urn inherits the limits in force and cannot raise them. */
+	if (net->user_ns != &init_user_ns) {
+		const struct hicn_net *init = hicn_pernet(&init_net);
+
+		hn->ceil.pit_max = READ_ONCE(init->pit_max);
+		hn->ceil.cs_max_entries = READ_ONCE(init->cs_max_entries);
+		hn->ceil.cs_mem_max = READ_ONCE(init->cs_mem_max);
+		hn->ceil.prod_mem_max = READ_ONCE(init->prod_mem_max);
+		hn->ceil.pit_user_max = READ_ONCE(init->pit_user_max);
+		hn->pit_max = hn->ceil.pit_max;
+		hn->cs_max_entries = hn->ceil.cs_max_entries;
+		hn->cs_mem_max = hn->ceil.cs_mem_max;
+		hn->prod_mem_max = hn->ceil.prod_mem_max;
+		hn->pit_user_max = hn->ceil.pit_user_max;
+		table[0].extra2 = &hn->ceil.pit_max;
+		table[1].extra2 = &hn->ceil.cs_max_entries;
+		table[2].extra2 = &hn->ceil.cs_mem_max;
+		table[3].extra2 = &hn->ceil.prod_mem_max;
+		table[5].extra2 = &hn->ceil.pit_user_max;
+	}
 	hn->sysctl_hdr = register_net_sysctl_sz(net, "net/hicn", table,
 						HICN_SYSCTLS);
 	if (!hn->sysctl_hdr) {

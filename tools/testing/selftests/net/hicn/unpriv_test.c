@@ -10,6 +10,10 @@
  * - A producer without CAP_NET_ADMIN in the netns's user namespace claims
  *   only prefixes of net.hicn.unprivileged_prefix_min bits or longer
  *   (default 64); a shorter one is EACCES, root may claim it.
+ * - Inside unshare -Urn the caller owns the netns: any prefix is allowed
+ *   there, but the netns-wide limits (pit_max, pit_user_max,
+ *   cs_max_entries, cs_mem_max, prod_mem_max) start at the initial
+ *   namespace's values and can only be lowered (EPERM above).
  * - net.hicn.pit_user_max bounds the PIT in-records of one user: nobody
  *   opening 64 waiting consumers in a 64-entry PIT cannot make root's
  *   fetch time out; refused interests count in pit_drops and
@@ -40,6 +44,42 @@ static int become_nobody(void)
 	    setresuid(NOBODY, NOBODY, NOBODY))
 		return errno;
 	return 0;
+}
+
+/* Write @s to @path; 0 or errno. */
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* As unshare -Urn: a user namespace where we are root, a netns in it. */
+static int unshare_urn(void)
+{
+	char map[64];
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	int err;
+
+	if (unshare(CLONE_NEWUSER))
+		return errno;
+	snprintf(map, sizeof(map), "0 %u 1", uid);
+	err = write_file("/proc/self/uid_map", map);
+	if (!err)
+		err = write_file("/proc/self/setgroups", "deny");
+	snprintf(map, sizeof(map), "0 %u 1", gid);
+	if (!err)
+		err = write_file("/proc/self/gid_map", map);
+	if (!err && unshare(CLONE_NEWNET))
+		err = errno;
+	return err;
 }
 
 /* A producer bound to @addr/@plen: 0 or errno; the socket is closed. */
@@ -119,6 +159,114 @@ TEST(prefix_min_sysctl)
 	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("unprivileged_prefix_min"), "128"));
 	EXPECT_EQ(EACCES, in_child(nobody_claims, "b001:a:b:c::/64"));
 	EXPECT_EQ(0, ht_stat("fib_entries"));
+}
+
+/* The netns-wide limits and the value each is raised to. */
+static const struct {
+	const char *name;
+	const char *raised;
+	const char *lowered;
+} limits[] = {
+	{ "pit_max",		"1000000",	"100" },
+	{ "pit_user_max",	"1000000",	"100" },
+	{ "cs_max_entries",	"1000000",	"100" },
+	{ "cs_mem_max",		"1073741824",	"1048576" },
+	{ "prod_mem_max",	"1073741824",	"1048576" },
+};
+
+#define NLIMITS	ARRAY_SIZE(limits)
+
+/*
+ * Inside unshare -Urn: bit i of the result set when limit i could be
+ * raised, bit 5 + i when it could not be lowered, bit 10 + i when it did
+ * not start at the initial namespace's value (passed in @arg).
+ */
+static int urn_limits(void *arg)
+{
+	const long *init = arg;
+	char path[128];
+	int i, ret = 0;
+
+	if (unshare_urn())
+		return 1 << 15;
+	for (i = 0; i < (int)NLIMITS; i++) {
+		snprintf(path, sizeof(path), HT_SYSCTL("%s"), limits[i].name);
+		if (sysctl_get(path) != init[i])
+			ret |= 1 << (10 + i);
+		if (sysctl_set(path, limits[i].raised) != EPERM)
+			ret |= 1 << i;
+		if (sysctl_set(path, limits[i].lowered))
+			ret |= 1 << (5 + i);
+	}
+	return ret;
+}
+
+/* Exit status carries 8 bits: run urn_limits() one limit group at a time. */
+static int urn_limits_status(void *arg)
+{
+	int r = urn_limits(arg);
+
+	return (r & 0x1f) | (r & (0x1f << 5) ? 0x20 : 0) |
+	       (r & (0x1f << 10) ? 0x40 : 0) | (r & (1 << 15) ? 0x80 : 0);
+}
+
+TEST(userns_cannot_raise_limits)
+{
+	long init[NLIMITS];
+	char path[128];
+	int i, r;
+
+	for (i = 0; i < (int)NLIMITS; i++) {
+		snprintf(path, sizeof(path), HT_SYSCTL("%s"), limits[i].name);
+		init[i] = sysctl_get(path);
+	}
+	r = in_child(urn_limits_status, init);
+	EXPECT_EQ(0, r & 0x80) TH_LOG("unshare -Urn failed");
+	for (i = 0; i < (int)NLIMITS; i++)
+		if (r & (1 << i))
+			TH_LOG("raised from a user namespace: %s",
+			       limits[i].name ?: "?");
+	EXPECT_EQ(0, r & 0x1f);
+	EXPECT_EQ(0, r & 0x20) TH_LOG("a limit could not be lowered");
+	EXPECT_EQ(0, r & 0x40) TH_LOG("a limit did not start at init's value");
+}
+
+/* The initial namespace lowered pit_max: a user namespace inherits that. */
+static int urn_pit_max(void *arg)
+{
+	(void)arg;
+	if (unshare_urn())
+		return 255;
+	return sysctl_get(HT_SYSCTL("pit_max")) == 1000 &&
+	       sysctl_set(HT_SYSCTL("pit_max"), "1001") == EPERM &&
+	       !sysctl_set(HT_SYSCTL("pit_max"), "1000") ? 0 : 1;
+}
+
+TEST(userns_inherits_lowered_limit)
+{
+	char old[32];
+
+	snprintf(old, sizeof(old), "%d", sysctl_get(HT_SYSCTL("pit_max")));
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("pit_max"), "1000"));
+	EXPECT_EQ(0, in_child(urn_pit_max, NULL));
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("pit_max"), old));
+}
+
+/*
+ * The owner of a user namespace's netns claims any prefix there: it has
+ * CAP_NET_ADMIN in the netns's user namespace, none in the initial one.
+ */
+static int urn_claims(void *arg)
+{
+	(void)arg;
+	if (unshare_urn())
+		return 255;
+	return claim("b000::", 4);
+}
+
+TEST(userns_owner_claims_any_prefix)
+{
+	EXPECT_EQ(0, in_child(urn_claims, NULL));
 }
 
 #define HOGS		64
