@@ -39,8 +39,13 @@
 #define HICN_PNAME_BITS		6
 #define HICN_PIT_USER_BITS	6
 
-/* Default send buffer of a producer: room for a 64 MiB object twice. */
+/*
+ * Default send buffer of a producer: a share of net.hicn.prod_mem_max, so
+ * that one socket cannot take the whole netns's producer memory, and at
+ * most HICN_PROD_SNDBUF (room for a 64 MiB object twice).
+ */
 #define HICN_PROD_SNDBUF	(256 << 20)
+#define HICN_PROD_SNDBUF_SHARE	4
 /* Interests a producer keeps waiting for content not yet published. */
 #define HICN_HELD_MAX		4096
 

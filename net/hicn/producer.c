@@ -12,7 +12,8 @@
  * lifetime ends.
  *
  * Memory: every version is charged to the socket (sk_wmem_queued, bounded
- * by sk_sndbuf) and to the netns (net.hicn.prod_mem_max).  A publication
+ * by sk_sndbuf, by default a quarter of net.hicn.prod_mem_max) and to the
+ * netns (net.hicn.prod_mem_max).  A publication
  * that does not fit waits for versions to expire (or returns EAGAIN); one
  * that could never fit is EMSGSIZE.  PROD_REL keeps every version until it
  * expires (HICN_CONTENT_EXPIRY); PROD_UNREL keeps the newest version of a
@@ -315,6 +316,7 @@ static void hicn_prod_write_space(struct sock *sk)
 
 void hicn_prod_init(struct hicn_sock *hs)
 {
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
 	struct hicn_prod *p = &hs->prod;
 
 	spin_lock_init(&p->lock);
@@ -325,6 +327,10 @@ void hicn_prod_init(struct hicn_sock *hs)
 	INIT_DELAYED_WORK(&p->work, hicn_prod_work);
 	hs->sk.sk_sndbuf = HICN_PROD_SNDBUF;
 	hs->sk.sk_write_space = hicn_prod_write_space;
+	/* One socket alone cannot fill the netns's producer memory. */
+	hs->sk.sk_sndbuf = clamp_t(long, READ_ONCE(hn->prod_mem_max) /
+				   HICN_PROD_SNDBUF_SHARE, SOCK_MIN_SNDBUF,
+				   hs->sk.sk_sndbuf);
 }
 
 /* The socket is closing: stop the work, drop every version. */

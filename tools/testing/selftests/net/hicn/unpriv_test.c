@@ -14,6 +14,8 @@
  *   there, but the netns-wide limits (pit_max, pit_user_max,
  *   cs_max_entries, cs_mem_max, prod_mem_max) start at the initial
  *   namespace's values and can only be lowered (EPERM above).
+ * - A producer's default send buffer is a quarter of prod_mem_max: one
+ *   socket filling it leaves room for the others.
  * - net.hicn.pit_user_max bounds the PIT in-records of one user: nobody
  *   opening 64 waiting consumers in a 64-entry PIT cannot make root's
  *   fetch time out; refused interests count in pit_drops and
@@ -267,6 +269,46 @@ static int urn_claims(void *arg)
 TEST(userns_owner_claims_any_prefix)
 {
 	EXPECT_EQ(0, in_child(urn_claims, NULL));
+}
+
+#define MIB		(1024 * 1024)
+
+/* Publish 1 MiB objects that never expire until it fails; the errno. */
+static int fill(int prod, const char *addr, const char *buf, int *n)
+{
+	for (*n = 0; *n < 1024; (*n)++)
+		if (ht_publish(prod, addr, buf, MIB, MSG_DONTWAIT) != MIB)
+			return errno;
+	return 0;
+}
+
+TEST(default_sndbuf_is_a_share)
+{
+	struct sockaddr_hicn ns2 = ht_name("b001:a:b:d::", 64, 0);
+	socklen_t l = sizeof(int);
+	int a, b, sb = 0, n;
+	char *buf = calloc(1, MIB);
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ht_enter_netns());
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("prod_mem_max"), "67108864"));
+	a = ht_producer(PROD_REL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, ht_setint(a, HICN_CONTENT_EXPIRY, 0));
+	ASSERT_EQ(0, getsockopt(a, SOL_SOCKET, SO_SNDBUF, &sb, &l));
+	EXPECT_EQ(16 * MIB, sb);
+	/* The first socket runs out of send buffer, not the netns of room. */
+	EXPECT_EQ(EAGAIN, fill(a, HT_NAME, buf, &n));
+	EXPECT_GE(16, n);
+	/* So another producer still publishes. */
+	b = socket(hicn_family(), SOCK_PROD, PROD_REL);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, bind(b, (struct sockaddr *)&ns2, sizeof(ns2)));
+	EXPECT_EQ(MIB, ht_publish(b, "b001:a:b:d::1", buf, MIB, MSG_DONTWAIT))
+		TH_LOG("second producer: %s", strerror(errno));
+	close(b);
+	close(a);
+	free(buf);
 }
 
 #define HOGS		64
