@@ -235,7 +235,8 @@ struct hicn_stats {
  * @cs_lru: content store entries, most recently used first
  * @cs_entries: entries in @cs
  * @cs_bytes: bytes charged to the CS
- * @prod_mem: bytes of published content in the netns
+ * @prod_mem: bytes of published content in the netns, names included
+ * @prod_names: names the netns's producers hold (struct hicn_pname)
  * @stats: counters
  * @gc: expires PIT and CS entries while the tables are not empty
  * @sysctl_hdr: net.hicn sysctls
@@ -272,6 +273,7 @@ struct hicn_net {
 	u64			cs_bytes;
 
 	atomic_long_t		prod_mem;
+	atomic_long_t		prod_names;
 	struct hicn_stats	stats;
 	struct delayed_work	gc;
 
@@ -427,6 +429,8 @@ struct hicn_held {
  * @held: interests waiting for content (struct hicn_held)
  * @nheld: length of @held
  * @nversions: versions held
+ * @ver_floor: the highest version given out under a name since released;
+ *	a name published anew starts above it
  * @seg_size: HICN_PACKET_SIZE
  * @expiry_ms: HICN_CONTENT_EXPIRY
  * @closing: the socket is closing; @work may not be armed any more
@@ -440,6 +444,7 @@ struct hicn_prod {
 	struct list_head	held;
 	unsigned int		nheld;
 	unsigned int		nversions;
+	u32			ver_floor;
 	u32			seg_size;
 	u32			expiry_ms;
 	bool			closing;

@@ -129,6 +129,7 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "unsolicited %lld\n",
 		   atomic64_read(&st->unsolicited));
 	seq_printf(seq, "prod_mem %ld\n", atomic_long_read(&hn->prod_mem));
+	seq_printf(seq, "prod_names %ld\n", atomic_long_read(&hn->prod_names));
 	return 0;
 }
 

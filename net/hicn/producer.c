@@ -15,7 +15,11 @@
  * by sk_sndbuf, by default a quarter of net.hicn.prod_mem_max) and to the
  * netns (net.hicn.prod_mem_max).  A publication
  * that does not fit waits for versions to expire (or returns EAGAIN); one
- * that could never fit is EMSGSIZE.  PROD_REL keeps every version until it
+ * that could never fit is EMSGSIZE.  The state of each name (struct
+ * hicn_pname) is charged the same way, and goes when the name's last
+ * version expires; a name published again later continues above every
+ * version the socket gave out under a released name (@ver_floor), so a
+ * name's versions only increase.  PROD_REL keeps every version until it
  * expires (HICN_CONTENT_EXPIRY); PROD_UNREL keeps the newest version of a
  * name only.
  *
@@ -60,6 +64,16 @@ static struct hicn_obj *hicn_pname_newest(struct hicn_pname *pn)
 
 	list_for_each_entry_reverse(obj, &pn->versions, node)
 		if (hicn_obj_live(obj))
+			return obj;
+	return NULL;
+}
+
+static struct hicn_obj *hicn_pname_version(struct hicn_pname *pn, u32 ver)
+{
+	struct hicn_obj *obj;
+
+	list_for_each_entry(obj, &pn->versions, node)
+		if (obj->ver == ver && hicn_obj_live(obj))
 			return obj;
 	return NULL;
 }
@@ -141,14 +155,9 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 		}
 		break;
 	case HICN_I_EXACT:
-		if (!pn || key->ver > pn->last_ver)
+		if (key->ver > (pn ? pn->last_ver : p->ver_floor))
 			break;	/* not published yet: wait for it */
-		list_for_each_entry(o, &pn->versions, node) {
-			if (o->ver == key->ver && hicn_obj_live(o)) {
-				obj = o;
-				break;
-			}
-		}
+		obj = pn ? hicn_pname_version(pn, key->ver) : NULL;
 		if (!obj || key->seg >= obj->nsegs) {
 			d->key = *key;
 			d->flags = HICN_DATA_NACK;
@@ -246,6 +255,22 @@ static void hicn_prod_free(struct hicn_sock *hs, struct list_head *dropped)
 	}
 }
 
+/* Uncharge and free names taken out of the store (lock_sock held). */
+static void hicn_prod_free_names(struct hicn_sock *hs, struct hlist_head *names)
+{
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
+	struct hicn_pname *pn;
+	struct hlist_node *tmp;
+
+	hlist_for_each_entry_safe(pn, tmp, names, node) {
+		hlist_del(&pn->node);
+		sk_wmem_queued_add(&hs->sk, -(int)sizeof(*pn));
+		atomic_long_sub(sizeof(*pn), &hn->prod_mem);
+		atomic_long_dec(&hn->prod_names);
+		kfree(pn);
+	}
+}
+
 /* Drop expired versions and held interests; re-arm (lock_sock held). */
 static void hicn_prod_expire(struct hicn_sock *hs)
 {
@@ -255,6 +280,7 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 	struct hicn_obj *obj, *tmp;
 	struct hicn_pname *pn;
 	struct hlist_node *ptmp;
+	HLIST_HEAD(names);
 	LIST_HEAD(dropped);
 	bool pending = false;
 	int i;
@@ -270,6 +296,12 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 					next = obj->expires;
 				pending = true;
 			}
+		}
+		/* Its last version went: so does the name. */
+		if (list_empty(&pn->versions)) {
+			p->ver_floor = max(p->ver_floor, pn->last_ver);
+			hlist_del(&pn->node);
+			hlist_add_head(&pn->node, &names);
 		}
 	}
 	list_for_each_entry_safe(h, htmp, &p->held, node) {
@@ -288,6 +320,7 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 	spin_unlock_bh(&p->lock);
 
 	hicn_prod_free(hs, &dropped);
+	hicn_prod_free_names(hs, &names);
 }
 
 static void hicn_prod_work(struct work_struct *work)
@@ -341,6 +374,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 	struct hicn_obj *obj, *tmp;
 	struct hicn_pname *pn;
 	struct hlist_node *ptmp;
+	HLIST_HEAD(names);
 	LIST_HEAD(dropped);
 	int i;
 
@@ -355,7 +389,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 		list_for_each_entry_safe(obj, tmp, &pn->versions, node)
 			hicn_prod_unlink(hs, obj, &dropped);
 		hlist_del(&pn->node);
-		kfree(pn);
+		hlist_add_head(&pn->node, &names);
 	}
 	list_for_each_entry_safe(h, htmp, &p->held, node) {
 		list_del(&h->node);
@@ -364,6 +398,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 	p->nheld = 0;
 	spin_unlock_bh(&p->lock);
 	hicn_prod_free(hs, &dropped);
+	hicn_prod_free_names(hs, &names);
 	release_sock(&hs->sk);
 }
 
@@ -439,6 +474,7 @@ static void hicn_prod_match_held(struct hicn_prod *p,
 static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 			     struct hicn_pname *spare)
 {
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
 	struct hicn_prod *p = &hs->prod;
 	struct hicn_held *h, *htmp;
 	struct hicn_obj *old, *tmp;
@@ -450,13 +486,19 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	spin_lock_bh(&p->lock);
 	pn = hicn_pname_find(p, &obj->name);
 	if (!pn) {
+		if (p->ver_floor == U32_MAX) {
+			spin_unlock_bh(&p->lock);
+			kfree(spare);
+			return -EOVERFLOW;
+		}
 		pn = spare;
 		pn->name = obj->name;
-		pn->last_ver = 0;
+		pn->last_ver = p->ver_floor;
 		INIT_LIST_HEAD(&pn->versions);
 		hlist_add_head(&pn->node, &p->names[hicn_name_hash(&pn->name)]);
 	} else {
 		kfree(spare);
+		spare = NULL;
 	}
 	if (pn->last_ver == U32_MAX) {
 		spin_unlock_bh(&p->lock);
@@ -473,6 +515,12 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	hicn_prod_match_held(p, obj, &answers);
 	spin_unlock_bh(&p->lock);
 
+	if (spare) {
+		/* A new name: its state is charged like content. */
+		sk_wmem_queued_add(&hs->sk, sizeof(*spare));
+		atomic_long_add(sizeof(*spare), &hn->prod_mem);
+		atomic_long_inc(&hn->prod_names);
+	}
 	sk_wmem_queued_add(&hs->sk, obj->charge);
 	hicn_prod_free(hs, &dropped);
 	WRITE_ONCE(hs->info.hi_versions, p->nversions);
@@ -547,7 +595,7 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		goto out;
 	}
 	err = -ENOMEM;
-	spare = kmalloc(sizeof(*spare), GFP_KERNEL);
+	spare = kmalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
 	obj = hicn_obj_alloc(len, hs->prod.seg_size);
 	if (!spare || !obj)
 		goto out_uncharge;
