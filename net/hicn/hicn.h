@@ -96,6 +96,8 @@ static inline bool hicn_key_equal(const struct hicn_key *a,
  * @ver: its version
  * @expires: jiffies after which it is gone, 0 for never
  * @charge: bytes charged to the producer socket and netns
+ * @mem: the netns's producer memory (hicn_net.prod_mem): @charge stays on
+ *	it until the last reference goes; NULL until published
  * @node: entry in the producer's per-name version list
  */
 struct hicn_obj {
@@ -109,6 +111,7 @@ struct hicn_obj {
 	u32			ver;
 	unsigned long		expires;
 	size_t			charge;
+	atomic_long_t		*mem;
 	struct list_head	node;
 };
 

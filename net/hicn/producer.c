@@ -12,8 +12,9 @@
  * lifetime ends.
  *
  * Memory: every version is charged to the socket (sk_wmem_queued, bounded
- * by sk_sndbuf, by default a quarter of net.hicn.prod_mem_max) and to the
- * netns (net.hicn.prod_mem_max).  A publication
+ * by sk_sndbuf, by default a quarter of net.hicn.prod_mem_max) until the
+ * store drops it, and to the netns (net.hicn.prod_mem_max) until its last
+ * reference goes (a consumer or the CS may hold it longer).  A publication
  * that does not fit waits for versions to expire (or returns EAGAIN); one
  * that could never fit is EMSGSIZE.  The state of each name (struct
  * hicn_pname) is charged the same way, and goes when the name's last
@@ -237,15 +238,14 @@ static void hicn_prod_unlink(struct hicn_sock *hs, struct hicn_obj *obj,
 /* Uncharge and release versions taken out of the store (lock_sock held). */
 static void hicn_prod_free(struct hicn_sock *hs, struct list_head *dropped)
 {
-	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
 	struct hicn_obj *obj, *tmp;
 	bool freed = false;
 
+	/* The netns's charge goes with the last reference (hicn_obj_put()). */
 	list_for_each_entry_safe(obj, tmp, dropped, node) {
 		list_del_init(&obj->node);
 		WRITE_ONCE(obj->dead, true);
 		sk_wmem_queued_add(&hs->sk, -(int)obj->charge);
-		atomic_long_sub(obj->charge, &hn->prod_mem);
 		hicn_obj_put(obj);
 		freed = true;
 	}
@@ -613,6 +613,8 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		spare = NULL;
 		goto out_uncharge;
 	}
+	/* The store holds it until lock_sock is released at the earliest. */
+	obj->mem = &hn->prod_mem;
 	hicn_count(&hs->info.hi_objects, 1);
 	hicn_count(&hs->info.hi_bytes, len);
 	WRITE_ONCE(hs->info.hi_last_version, obj->ver);

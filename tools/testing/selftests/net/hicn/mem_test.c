@@ -11,6 +11,9 @@
  * - A name published again after its names state was released continues
  *   its version numbers, and an older version of it is ENOENT, not waited
  *   for.
+ * - A version the producer replaced while the content store still holds
+ *   its segments stays charged to the netns (prod_mem) until the store
+ *   lets go: publishing beyond prod_mem_max meanwhile is ENOBUFS.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -139,6 +142,56 @@ TEST_F(mem, released_name_keeps_counting)
 	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
 	EXPECT_EQ(ENOENT, errno);
 	close(c);
+}
+
+#define MIB		(1024 * 1024)
+#define PIN_LEN		(2 * MIB)
+
+/* Fetch the newest version of HT_NAME whole: 0 or -1. */
+static int fetch_all(char *buf)
+{
+	int c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ssize_t n;
+
+	if (c < 0)
+		return -1;
+	n = recv(c, buf, PIN_LEN + 1, 0);
+	close(c);
+	return n == PIN_LEN ? 0 : -1;
+}
+
+TEST(pinned_versions_stay_charged)
+{
+	char *src = calloc(1, PIN_LEN), *dst = malloc(PIN_LEN + 1);
+	int prod;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	ASSERT_EQ(0, ht_enter_netns());
+	prod = ht_producer(PROD_UNREL);
+	ASSERT_LE(0, prod);
+	/* After the socket: its send buffer stays a quarter of 512 MiB. */
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("prod_mem_max"), "5242880"));
+
+	ASSERT_EQ(PIN_LEN, ht_publish(prod, HT_NAME, src, PIN_LEN, 0));
+	/* Segments 1.. of version 1 go into the content store. */
+	ASSERT_EQ(0, fetch_all(dst));
+	ASSERT_LT(0, ht_stat("cs_entries"));
+	/* Version 2 replaces it in the producer; the CS still holds it. */
+	ASSERT_EQ(PIN_LEN, ht_publish(prod, HT_NAME, src, PIN_LEN, 0));
+	EXPECT_LE(2 * PIN_LEN, ht_stat("prod_mem"));
+	EXPECT_EQ(-1, ht_publish(prod, HT_NAME, src, PIN_LEN, 0));
+	EXPECT_EQ(ENOBUFS, errno);
+
+	/* The store lets go: the charge goes, publishing works again. */
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "0"));
+	EXPECT_GT(2 * PIN_LEN, ht_stat("prod_mem"));
+	EXPECT_EQ(PIN_LEN, ht_publish(prod, HT_NAME, src, PIN_LEN, 0))
+		TH_LOG("publish: %s", strerror(errno));
+	close(prod);
+	EXPECT_EQ(0, ht_stat("prod_mem"));
+	free(src);
+	free(dst);
 }
 
 TEST_HARNESS_MAIN
