@@ -16,6 +16,9 @@
  * every other consumer time out; an interest beyond either is dropped
  * and counted (pit_drops, and pit_user_drops for the second).
  *
+ * Entries and in-records are charged to the memory cgroup of the task
+ * that sent the interest (__GFP_ACCOUNT).
+ *
  * Lock order: hicn_net.pit_lock (BH off) is a leaf; faces are called with
  * it released.
  */
@@ -99,7 +102,7 @@ static int hicn_pit_user_charge(struct hicn_net *hn, struct hicn_face *face,
 	hlist_for_each_entry(u, head, node)
 		if (uid_eq(u->uid, face->uid))
 			goto found;
-	u = kzalloc(sizeof(*u), GFP_ATOMIC);
+	u = kzalloc(sizeof(*u), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!u)
 		return -ENOMEM;
 	u->uid = face->uid;
@@ -169,7 +172,7 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 	LIST_HEAD(stale);
 	int err;
 
-	new_in = kmalloc(sizeof(*new_in), GFP_ATOMIC);
+	new_in = kmalloc(sizeof(*new_in), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!new_in)
 		return -ENOMEM;
 
@@ -205,7 +208,7 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 			err = -ENOBUFS;
 			goto out_uncharge;
 		}
-		new_e = kmalloc(sizeof(*new_e), GFP_ATOMIC);
+		new_e = kmalloc(sizeof(*new_e), GFP_ATOMIC | __GFP_ACCOUNT);
 		if (!new_e) {
 			err = -ENOMEM;
 			goto out_uncharge;
