@@ -38,6 +38,7 @@
 #define HICN_CS_BITS		12
 #define HICN_PNAME_BITS		6
 #define HICN_PIT_USER_BITS	6
+#define HICN_PROD_USER_BITS	6
 
 /*
  * Default send buffer of a producer: a share of net.hicn.prod_mem_max, so
@@ -240,6 +241,7 @@ struct hicn_stats {
  * @cs_bytes: bytes charged to the CS
  * @prod_mem: bytes of published content in the netns, names included
  * @prod_names: names the netns's producers hold (struct hicn_pname)
+ * @prod_users: struct hicn_prod_user by uid, under @lock
  * @stats: counters
  * @gc: expires PIT and CS entries while the tables are not empty
  * @sysctl_hdr: net.hicn sysctls
@@ -249,6 +251,7 @@ struct hicn_stats {
  * @prod_mem_max: sysctl net.hicn.prod_mem_max
  * @pit_user_max: sysctl net.hicn.pit_user_max
  * @unprivileged_prefix_min: sysctl net.hicn.unprivileged_prefix_min
+ * @prod_user_mem_max: sysctl net.hicn.prod_user_mem_max
  * @ceil: the most the limits may be raised to, in a netns of a
  *	non-initial user namespace (see pernet.c)
  */
@@ -277,6 +280,7 @@ struct hicn_net {
 
 	atomic_long_t		prod_mem;
 	atomic_long_t		prod_names;
+	struct hlist_head	prod_users[1 << HICN_PROD_USER_BITS];
 	struct hicn_stats	stats;
 	struct delayed_work	gc;
 
@@ -287,12 +291,14 @@ struct hicn_net {
 	long			prod_mem_max;
 	int			pit_user_max;
 	int			unprivileged_prefix_min;
+	long			prod_user_mem_max;
 	struct {
 		int		pit_max;
 		int		cs_max_entries;
 		long		cs_mem_max;
 		long		prod_mem_max;
 		int		pit_user_max;
+		long		prod_user_mem_max;
 	} ceil;
 };
 
@@ -413,6 +419,20 @@ struct hicn_pname {
 };
 
 /**
+ * struct hicn_prod_user - what the producers of one user hold in a netns
+ * @node: entry in hicn_net.prod_users
+ * @uid: the user (owner of the sockets)
+ * @nsocks: producers of the user that published, under hicn_net.lock
+ * @mem: bytes their stores hold, against net.hicn.prod_user_mem_max
+ */
+struct hicn_prod_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned int		nsocks;
+	atomic_long_t		mem;
+};
+
+/**
  * struct hicn_held - an interest a producer keeps until it can answer
  * @node: entry in hicn_prod.held
  * @key: the interest
@@ -432,6 +452,7 @@ struct hicn_held {
  * @held: interests waiting for content (struct hicn_held)
  * @nheld: length of @held
  * @nversions: versions held
+ * @user: the socket owner's producer memory, from the first publication
  * @ver_floor: the highest version given out under a name since released;
  *	a name published anew starts above it
  * @seg_size: HICN_PACKET_SIZE
@@ -447,6 +468,7 @@ struct hicn_prod {
 	struct list_head	held;
 	unsigned int		nheld;
 	unsigned int		nversions;
+	struct hicn_prod_user	*user;
 	u32			ver_floor;
 	u32			seg_size;
 	u32			expiry_ms;

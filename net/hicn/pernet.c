@@ -9,11 +9,13 @@
  *   cs_mem_max      CS bytes at most (default 64 MiB)
  *   prod_mem_max    bytes of published content in the netns (512 MiB)
  *   pit_user_max    PIT in-records of one user at most (default 16384)
+ *   prod_user_mem_max
+ *                   bytes the producers of one user hold (256 MiB)
  *   unprivileged_prefix_min
  *                   shortest prefix a producer without CAP_NET_ADMIN in
  *                   the netns's user namespace may claim (default 64)
  *
- * The first five are limits on memory the whole netns makes the kernel
+ * The first six are limits on memory the whole netns makes the kernel
  * hold.  In a netns made inside a non-initial user namespace (unshare -Urn)
  * they start at the initial netns's values and can only be lowered: a
  * write above that value is EPERM, as nf_conntrack_max cannot be raised
@@ -155,6 +157,14 @@ static struct ctl_table hicn_sysctl_table[] = {
 		.extra1		= SYSCTL_ONE,
 		.extra2		= SYSCTL_INT_MAX,
 	},
+	{
+		.procname	= "prod_user_mem_max",
+		.maxlen		= sizeof(long),
+		.mode		= 0644,
+		.proc_handler	= hicn_limit_sysctl,
+		.extra1		= (void *)&hicn_long_zero,
+		.extra2		= (void *)&hicn_long_max,
+	},
 	{ }	/* sentinel: 6.1 walks the table up to it */
 };
 
@@ -230,6 +240,7 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	hn->prod_mem_max = 512L << 20;
 	hn->unprivileged_prefix_min = 64;
 	hn->pit_user_max = 16384;
+	hn->prod_user_mem_max = 256L << 20;
 
 	table = kmemdup(hicn_sysctl_table, sizeof(hicn_sysctl_table),
 			GFP_KERNEL);
@@ -241,6 +252,7 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	table[3].data = &hn->prod_mem_max;
 	table[4].data = &hn->unprivileged_prefix_min;
 	table[5].data = &hn->pit_user_max;
+	table[6].data = &hn->prod_user_mem_max;
 
 	/* unshare -Urn inherits the limits in force and cannot raise them. */
 	if (net->user_ns != &init_user_ns) {
@@ -251,16 +263,20 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 		hn->ceil.cs_mem_max = READ_ONCE(init->cs_mem_max);
 		hn->ceil.prod_mem_max = READ_ONCE(init->prod_mem_max);
 		hn->ceil.pit_user_max = READ_ONCE(init->pit_user_max);
+		hn->ceil.prod_user_mem_max =
+			READ_ONCE(init->prod_user_mem_max);
 		hn->pit_max = hn->ceil.pit_max;
 		hn->cs_max_entries = hn->ceil.cs_max_entries;
 		hn->cs_mem_max = hn->ceil.cs_mem_max;
 		hn->prod_mem_max = hn->ceil.prod_mem_max;
 		hn->pit_user_max = hn->ceil.pit_user_max;
+		hn->prod_user_mem_max = hn->ceil.prod_user_mem_max;
 		table[0].extra2 = &hn->ceil.pit_max;
 		table[1].extra2 = &hn->ceil.cs_max_entries;
 		table[2].extra2 = &hn->ceil.cs_mem_max;
 		table[3].extra2 = &hn->ceil.prod_mem_max;
 		table[5].extra2 = &hn->ceil.pit_user_max;
+		table[6].extra2 = &hn->ceil.prod_user_mem_max;
 	}
 	hn->sysctl_hdr = register_net_sysctl_sz(net, "net/hicn", table,
 						HICN_SYSCTLS);
@@ -292,6 +308,7 @@ static int __net_init hicn_net_init(struct net *net)
 	spin_lock_init(&hn->pit_lock);
 	hash_init(hn->pit);
 	hash_init(hn->pit_users);
+	hash_init(hn->prod_users);
 	spin_lock_init(&hn->cs_lock);
 	hash_init(hn->cs);
 	INIT_LIST_HEAD(&hn->cs_lru);

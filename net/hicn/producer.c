@@ -12,8 +12,9 @@
  * lifetime ends.
  *
  * Memory: every version is charged to the socket (sk_wmem_queued, bounded
- * by sk_sndbuf, by default a quarter of net.hicn.prod_mem_max) until the
- * store drops it, and to the netns (net.hicn.prod_mem_max) until its last
+ * by sk_sndbuf, by default a quarter of net.hicn.prod_mem_max) and to the
+ * socket owner's producers in the netns (net.hicn.prod_user_mem_max) until
+ * the store drops it, and to the netns (net.hicn.prod_mem_max) until its last
  * reference goes (a consumer or the CS may hold it longer).  A publication
  * that does not fit waits for versions to expire (or returns EAGAIN); one
  * that could never fit is EMSGSIZE.  The state of each name (struct
@@ -246,6 +247,7 @@ static void hicn_prod_free(struct hicn_sock *hs, struct list_head *dropped)
 		list_del_init(&obj->node);
 		WRITE_ONCE(obj->dead, true);
 		sk_wmem_queued_add(&hs->sk, -(int)obj->charge);
+		atomic_long_sub(obj->charge, &hs->prod.user->mem);
 		hicn_obj_put(obj);
 		freed = true;
 	}
@@ -265,6 +267,7 @@ static void hicn_prod_free_names(struct hicn_sock *hs, struct hlist_head *names)
 	hlist_for_each_entry_safe(pn, tmp, names, node) {
 		hlist_del(&pn->node);
 		sk_wmem_queued_add(&hs->sk, -(int)sizeof(*pn));
+		atomic_long_sub(sizeof(*pn), &hs->prod.user->mem);
 		atomic_long_sub(sizeof(*pn), &hn->prod_mem);
 		atomic_long_dec(&hn->prod_names);
 		kfree(pn);
@@ -366,6 +369,44 @@ void hicn_prod_init(struct hicn_sock *hs)
 				   hs->sk.sk_sndbuf);
 }
 
+/*
+ * The producer memory of @uid in the netns, with one more socket on it, or
+ * NULL without memory.
+ */
+static struct hicn_prod_user *hicn_prod_user_get(struct hicn_net *hn,
+						 kuid_t uid)
+{
+	struct hlist_head *head;
+	struct hicn_prod_user *u;
+
+	head = &hn->prod_users[hash_32(__kuid_val(uid), HICN_PROD_USER_BITS)];
+	mutex_lock(&hn->lock);
+	hlist_for_each_entry(u, head, node)
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		goto out;
+	u->uid = uid;
+	hlist_add_head(&u->node, head);
+found:
+	u->nsocks++;
+out:
+	mutex_unlock(&hn->lock);
+	return u;
+}
+
+static void hicn_prod_user_put(struct hicn_net *hn, struct hicn_prod_user *u)
+{
+	mutex_lock(&hn->lock);
+	if (!--u->nsocks) {
+		WARN_ON_ONCE(atomic_long_read(&u->mem));
+		hlist_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&hn->lock);
+}
+
 /* The socket is closing: stop the work, drop every version. */
 void hicn_prod_release(struct hicn_sock *hs)
 {
@@ -399,6 +440,10 @@ void hicn_prod_release(struct hicn_sock *hs)
 	spin_unlock_bh(&p->lock);
 	hicn_prod_free(hs, &dropped);
 	hicn_prod_free_names(hs, &names);
+	if (p->user) {
+		hicn_prod_user_put(hicn_pernet(sock_net(&hs->sk)), p->user);
+		p->user = NULL;
+	}
 	release_sock(&hs->sk);
 }
 
@@ -518,6 +563,7 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	if (spare) {
 		/* A new name: its state is charged like content. */
 		sk_wmem_queued_add(&hs->sk, sizeof(*spare));
+		atomic_long_add(sizeof(*spare), &p->user->mem);
 		atomic_long_add(sizeof(*spare), &hn->prod_mem);
 		atomic_long_inc(&hn->prod_names);
 	}
@@ -588,8 +634,23 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		goto out;
 
+	if (!hs->prod.user) {
+		hs->prod.user = hicn_prod_user_get(hn, sk_uid(sk));
+		if (!hs->prod.user) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	/* Neither the netns nor the socket owner beyond their limits. */
 	if (atomic_long_add_return(charge, &hn->prod_mem) >
 	    READ_ONCE(hn->prod_mem_max)) {
+		atomic_long_sub(charge, &hn->prod_mem);
+		err = -ENOBUFS;
+		goto out;
+	}
+	if (atomic_long_add_return(charge, &hs->prod.user->mem) >
+	    READ_ONCE(hn->prod_user_mem_max)) {
+		atomic_long_sub(charge, &hs->prod.user->mem);
 		atomic_long_sub(charge, &hn->prod_mem);
 		err = -ENOBUFS;
 		goto out;
@@ -622,6 +683,7 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	return len;
 
 out_uncharge:
+	atomic_long_sub(charge, &hs->prod.user->mem);
 	atomic_long_sub(charge, &hn->prod_mem);
 	kfree(spare);
 	hicn_obj_put(obj);

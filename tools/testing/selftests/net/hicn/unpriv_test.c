@@ -15,7 +15,9 @@
  *   cs_max_entries, cs_mem_max, prod_mem_max) start at the initial
  *   namespace's values and can only be lowered (EPERM above).
  * - A producer's default send buffer is a quarter of prod_mem_max: one
- *   socket filling it leaves room for the others.
+ *   socket filling it leaves room for the others; and
+ *   net.hicn.prod_user_mem_max bounds what all the producers of one user
+ *   hold: nobody filling four sockets leaves room for root.
  * - net.hicn.pit_user_max bounds the PIT in-records of one user: nobody
  *   opening 64 waiting consumers in a 64-entry PIT cannot make root's
  *   fetch time out; refused interests count in pit_drops and
@@ -174,13 +176,14 @@ static const struct {
 	{ "cs_max_entries",	"1000000",	"100" },
 	{ "cs_mem_max",		"1073741824",	"1048576" },
 	{ "prod_mem_max",	"1073741824",	"1048576" },
+	{ "prod_user_mem_max",	"1073741824",	"1048576" },
 };
 
 #define NLIMITS	ARRAY_SIZE(limits)
 
 /*
  * Inside unshare -Urn: bit i of the result set when limit i could be
- * raised, bit 5 + i when it could not be lowered, bit 10 + i when it did
+ * raised, bit 8 + i when it could not be lowered, bit 16 + i when it did
  * not start at the initial namespace's value (passed in @arg).
  */
 static int urn_limits(void *arg)
@@ -190,26 +193,26 @@ static int urn_limits(void *arg)
 	int i, ret = 0;
 
 	if (unshare_urn())
-		return 1 << 15;
+		return 1 << 24;
 	for (i = 0; i < (int)NLIMITS; i++) {
 		snprintf(path, sizeof(path), HT_SYSCTL("%s"), limits[i].name);
 		if (sysctl_get(path) != init[i])
-			ret |= 1 << (10 + i);
+			ret |= 1 << (16 + i);
 		if (sysctl_set(path, limits[i].raised) != EPERM)
 			ret |= 1 << i;
 		if (sysctl_set(path, limits[i].lowered))
-			ret |= 1 << (5 + i);
+			ret |= 1 << (8 + i);
 	}
 	return ret;
 }
 
-/* Exit status carries 8 bits: run urn_limits() one limit group at a time. */
+/* An exit status carries 8 bits: which limits could be raised, flags. */
 static int urn_limits_status(void *arg)
 {
 	int r = urn_limits(arg);
 
-	return (r & 0x1f) | (r & (0x1f << 5) ? 0x20 : 0) |
-	       (r & (0x1f << 10) ? 0x40 : 0) | (r & (1 << 15) ? 0x80 : 0);
+	return (r & 0x3f) | (r & (0xffff << 8) ? 0x40 : 0) |
+	       (r & (1 << 24) ? 0x80 : 0);
 }
 
 TEST(userns_cannot_raise_limits)
@@ -228,9 +231,9 @@ TEST(userns_cannot_raise_limits)
 		if (r & (1 << i))
 			TH_LOG("raised from a user namespace: %s",
 			       limits[i].name ?: "?");
-	EXPECT_EQ(0, r & 0x1f);
-	EXPECT_EQ(0, r & 0x20) TH_LOG("a limit could not be lowered");
-	EXPECT_EQ(0, r & 0x40) TH_LOG("a limit did not start at init's value");
+	EXPECT_EQ(0, r & 0x3f);
+	EXPECT_EQ(0, r & 0x40)
+		TH_LOG("a limit did not start at init's value or stayed high");
 }
 
 /* The initial namespace lowered pit_max: a user namespace inherits that. */
@@ -308,6 +311,86 @@ TEST(default_sndbuf_is_a_share)
 		TH_LOG("second producer: %s", strerror(errno));
 	close(b);
 	close(a);
+	free(buf);
+}
+
+/*
+ * nobody fills four producers of its own with 1 MiB objects, tells the
+ * parent through @arg[3] how many went in (at most 255) and stays until
+ * @arg[0] closes.
+ */
+static int prod_hog(void *arg)
+{
+	int *pipes = arg, p[4], i, n, total = 0;
+	char *buf = calloc(1, MIB), addr[64];
+	unsigned char x;
+
+	close(pipes[1]);
+	close(pipes[2]);
+	if (!buf || become_nobody())
+		return 255;
+	for (i = 0; i < 4; i++) {
+		struct sockaddr_hicn ns;
+
+		snprintf(addr, sizeof(addr), "b001:a:b:%x::", 0x10 + i);
+		ns = ht_name(addr, 64, 0);
+		p[i] = socket(hicn_family(), SOCK_PROD, PROD_REL);
+		if (p[i] < 0 || bind(p[i], (struct sockaddr *)&ns, sizeof(ns)) ||
+		    ht_setint(p[i], HICN_CONTENT_EXPIRY, 0))
+			return 1;
+		snprintf(addr, sizeof(addr), "b001:a:b:%x::1", 0x10 + i);
+		fill(p[i], addr, buf, &n);
+		total += n;
+	}
+	x = total > 255 ? 255 : total;
+	if (write(pipes[3], &x, 1) != 1)
+		return 3;
+	if (read(pipes[0], &x, 1) < 0)
+		return 4;
+	return 0;
+}
+
+TEST(prod_user_quota)
+{
+	int go[2], ready[2], args[4], prod, n, status;
+	char *buf = calloc(1, MIB);
+	unsigned char total;
+	pid_t pid;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ht_enter_netns());
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("prod_mem_max"), "67108864"));
+	EXPECT_EQ(0, sysctl_set(HT_SYSCTL("prod_user_mem_max"), "33554432"));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, pipe(ready));
+	args[0] = go[0];
+	args[1] = go[1];
+	args[2] = ready[0];
+	args[3] = ready[1];
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(prod_hog(args));
+	close(go[0]);
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &total, 1));
+	/* 32 MiB less what each object and name costs beyond its bytes. */
+	EXPECT_GE(32, total);
+	EXPECT_LE(28, total);
+
+	/* root still has room in the netns. */
+	prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, prod);
+	ASSERT_EQ(0, ht_setint(prod, HICN_CONTENT_EXPIRY, 0));
+	EXPECT_EQ(EAGAIN, fill(prod, HT_NAME, buf, &n));
+	EXPECT_LE(15, n);
+	close(prod);
+
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	EXPECT_EQ(0, ht_stat("prod_mem"));
+	close(ready[0]);
 	free(buf);
 }
 
