@@ -57,6 +57,7 @@
  * namespace exits.
  */
 
+#include <linux/capability.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
@@ -168,7 +169,10 @@ int hicn_addr_check(const struct sock *sk,
 /*
  * bind(): a producer claims a namespace in the netns (no other producer
  * may claim an identical or overlapping one); a consumer names the
- * namespace its requests stay in.  A socket binds once.
+ * namespace its requests stay in.  A socket binds once.  A claim shorter
+ * than net.hicn.unprivileged_prefix_min bits needs CAP_NET_ADMIN in the
+ * netns's user namespace (EACCES), as a port below
+ * net.ipv4.ip_unprivileged_port_start needs CAP_NET_BIND_SERVICE.
  */
 static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 		     int len)
@@ -192,6 +196,12 @@ static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 		/* A producer serves a namespace, never the whole name space. */
 		if (!name.sin_prefix) {
 			err = -EINVAL;
+			goto out;
+		}
+		if (name.sin_prefix <
+		    READ_ONCE(hicn_pernet(sock_net(sk))->unprivileged_prefix_min) &&
+		    !ns_capable(sock_net(sk)->user_ns, CAP_NET_ADMIN)) {
+			err = -EACCES;
 			goto out;
 		}
 		/* The claim is the namespace: host bits and suffix cleared. */

@@ -209,7 +209,8 @@ void hicn_cs_flush(struct hicn_net *hn)
 
 int hicn_cs_init(void)
 {
-	hicn_cs_cache = KMEM_CACHE(hicn_cs_entry, 0);
+	/* Charged to the cgroup of the task whose fetch brought the data. */
+	hicn_cs_cache = KMEM_CACHE(hicn_cs_entry, SLAB_ACCOUNT);
 	return hicn_cs_cache ? 0 : -ENOMEM;
 }
 

@@ -30,6 +30,7 @@ struct hicn_face *hicn_face_create(struct net *net,
 	refcount_set(&face->ref, 1);
 	face->net = net;
 	face->ops = ops;
+	face->uid = sk ? sk_uid(sk) : GLOBAL_ROOT_UID;
 	spin_lock_init(&face->lock);
 	face->sk = sk;
 

@@ -37,9 +37,16 @@
 #define HICN_PIT_BITS		10
 #define HICN_CS_BITS		12
 #define HICN_PNAME_BITS		6
+#define HICN_PIT_USER_BITS	6
+#define HICN_PROD_USER_BITS	6
 
-/* Default send buffer of a producer: room for a 64 MiB object twice. */
+/*
+ * Default send buffer of a producer: a share of net.hicn.prod_mem_max, so
+ * that one socket cannot take the whole netns's producer memory, and at
+ * most HICN_PROD_SNDBUF (room for a 64 MiB object twice).
+ */
 #define HICN_PROD_SNDBUF	(256 << 20)
+#define HICN_PROD_SNDBUF_SHARE	4
 /* Interests a producer keeps waiting for content not yet published. */
 #define HICN_HELD_MAX		4096
 
@@ -90,6 +97,8 @@ static inline bool hicn_key_equal(const struct hicn_key *a,
  * @ver: its version
  * @expires: jiffies after which it is gone, 0 for never
  * @charge: bytes charged to the producer socket and netns
+ * @mem: the netns's producer memory (hicn_net.prod_mem): @charge stays on
+ *	it until the last reference goes; NULL until published
  * @node: entry in the producer's per-name version list
  */
 struct hicn_obj {
@@ -103,6 +112,7 @@ struct hicn_obj {
 	u32			ver;
 	unsigned long		expires;
 	size_t			charge;
+	atomic_long_t		*mem;
 	struct list_head	node;
 };
 
@@ -157,6 +167,8 @@ struct hicn_face_ops {
  * @id: number shown in /proc/net/hicn_fib, unique in the netns
  * @net: the network namespace (the owner keeps it alive)
  * @ops: the face's handlers
+ * @uid: the user the face's PIT in-records are charged to (the socket's
+ *	owner)
  * @lock: protects @sk
  * @sk: the application socket of an application face; NULL once detached
  * @node: entry in hicn_net.faces, under hicn_net.lock
@@ -166,6 +178,7 @@ struct hicn_face {
 	u32				id;
 	struct net			*net;
 	const struct hicn_face_ops	*ops;
+	kuid_t				uid;
 	spinlock_t			lock;	/* protects sk */
 	struct sock			*sk;
 	struct list_head		node;
@@ -194,6 +207,7 @@ struct hicn_fib_entry {
 struct hicn_stats {
 	u64	pit_aggregated;
 	u64	pit_drops;
+	u64	pit_user_drops;
 	u64	pit_expired;
 	u64	cs_hits;
 	u64	cs_misses;
@@ -219,12 +233,15 @@ struct hicn_stats {
  * @pit_lock: protects @pit, @pit_entries and the PIT counters
  * @pit: pending-interest table
  * @pit_entries: entries in @pit
+ * @pit_users: struct hicn_pit_user by uid: the in-records of each user
  * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, CS counters
  * @cs: content store hash
  * @cs_lru: content store entries, most recently used first
  * @cs_entries: entries in @cs
  * @cs_bytes: bytes charged to the CS
- * @prod_mem: bytes of published content in the netns
+ * @prod_mem: bytes of published content in the netns, names included
+ * @prod_names: names the netns's producers hold (struct hicn_pname)
+ * @prod_users: struct hicn_prod_user by uid, under @lock
  * @stats: counters
  * @gc: expires PIT and CS entries while the tables are not empty
  * @sysctl_hdr: net.hicn sysctls
@@ -232,6 +249,11 @@ struct hicn_stats {
  * @cs_max_entries: sysctl net.hicn.cs_max_entries
  * @cs_mem_max: sysctl net.hicn.cs_mem_max
  * @prod_mem_max: sysctl net.hicn.prod_mem_max
+ * @pit_user_max: sysctl net.hicn.pit_user_max
+ * @unprivileged_prefix_min: sysctl net.hicn.unprivileged_prefix_min
+ * @prod_user_mem_max: sysctl net.hicn.prod_user_mem_max
+ * @ceil: the most the limits may be raised to, in a netns of a
+ *	non-initial user namespace (see pernet.c)
  */
 struct hicn_net {
 	struct mutex		lock;		/* protects sockets, faces */
@@ -248,6 +270,7 @@ struct hicn_net {
 	spinlock_t		pit_lock;	/* protects pit */
 	struct hlist_head	pit[1 << HICN_PIT_BITS];
 	unsigned int		pit_entries;
+	struct hlist_head	pit_users[1 << HICN_PIT_USER_BITS];
 
 	spinlock_t		cs_lock;	/* protects cs, cs_lru */
 	struct hlist_head	cs[1 << HICN_CS_BITS];
@@ -256,6 +279,8 @@ struct hicn_net {
 	u64			cs_bytes;
 
 	atomic_long_t		prod_mem;
+	atomic_long_t		prod_names;
+	struct hlist_head	prod_users[1 << HICN_PROD_USER_BITS];
 	struct hicn_stats	stats;
 	struct delayed_work	gc;
 
@@ -264,6 +289,17 @@ struct hicn_net {
 	int			cs_max_entries;
 	long			cs_mem_max;
 	long			prod_mem_max;
+	int			pit_user_max;
+	int			unprivileged_prefix_min;
+	long			prod_user_mem_max;
+	struct {
+		int		pit_max;
+		int		cs_max_entries;
+		long		cs_mem_max;
+		long		prod_mem_max;
+		int		pit_user_max;
+		long		prod_user_mem_max;
+	} ceil;
 };
 
 /**
@@ -388,6 +424,20 @@ struct hicn_pname {
 };
 
 /**
+ * struct hicn_prod_user - what the producers of one user hold in a netns
+ * @node: entry in hicn_net.prod_users
+ * @uid: the user (owner of the sockets)
+ * @nsocks: producers of the user that published, under hicn_net.lock
+ * @mem: bytes their stores hold, against net.hicn.prod_user_mem_max
+ */
+struct hicn_prod_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned int		nsocks;
+	atomic_long_t		mem;
+};
+
+/**
  * struct hicn_held - an interest a producer keeps until it can answer
  * @node: entry in hicn_prod.held
  * @key: the interest
@@ -407,6 +457,9 @@ struct hicn_held {
  * @held: interests waiting for content (struct hicn_held)
  * @nheld: length of @held
  * @nversions: versions held
+ * @user: the socket owner's producer memory, from the first publication
+ * @ver_floor: the highest version given out under a name since released;
+ *	a name published anew starts above it
  * @seg_size: HICN_PACKET_SIZE
  * @expiry_ms: HICN_CONTENT_EXPIRY
  * @closing: the socket is closing; @work may not be armed any more
@@ -420,6 +473,8 @@ struct hicn_prod {
 	struct list_head	held;
 	unsigned int		nheld;
 	unsigned int		nversions;
+	struct hicn_prod_user	*user;
+	u32			ver_floor;
 	u32			seg_size;
 	u32			expiry_ms;
 	bool			closing;

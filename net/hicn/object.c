@@ -45,9 +45,15 @@ struct hicn_obj *hicn_obj_alloc(size_t len, u32 seg_size)
 	return obj;
 }
 
+/*
+ * The last reference goes: the netns's charge with it, which outlives the
+ * producer's when a consumer or the content store still holds the object.
+ */
 void hicn_obj_put(struct hicn_obj *obj)
 {
 	if (obj && refcount_dec_and_test(&obj->ref)) {
+		if (obj->mem)
+			atomic_long_sub(obj->charge, obj->mem);
 		kvfree(obj->data);
 		kmem_cache_free(hicn_obj_cache, obj);
 	}

@@ -8,6 +8,18 @@
  *   cs_max_entries  CS entries at most (default 65536; 0 turns it off)
  *   cs_mem_max      CS bytes at most (default 64 MiB)
  *   prod_mem_max    bytes of published content in the netns (512 MiB)
+ *   pit_user_max    PIT in-records of one user at most (default 16384)
+ *   prod_user_mem_max
+ *                   bytes the producers of one user hold (256 MiB)
+ *   unprivileged_prefix_min
+ *                   shortest prefix a producer without CAP_NET_ADMIN in
+ *                   the netns's user namespace may claim (default 64)
+ *
+ * The first six are limits on memory the whole netns makes the kernel
+ * hold.  In a netns made inside a non-initial user namespace (unshare -Urn)
+ * they start at the initial netns's values and can only be lowered: a
+ * write above that value is EPERM, as nf_conntrack_max cannot be raised
+ * there either.
  */
 
 #include <linux/module.h>
@@ -15,6 +27,7 @@
 #include <linux/hashtable.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
+#include <linux/user_namespace.h>
 #include <net/netns/generic.h>
 
 #include "hicn.h"
@@ -88,15 +101,19 @@ void hicn_gc_kick(struct hicn_net *hn)
 
 static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
 			  void *buffer, size_t *lenp, loff_t *ppos);
+static int hicn_limit_sysctl(HICN_CTL_CONST struct ctl_table *table,
+			     int write, void *buffer, size_t *lenp,
+			     loff_t *ppos);
 
 static const long hicn_long_max = LONG_MAX;
+static const int hicn_prefix_max = HICN_PREFIX_MAX;
 
 static struct ctl_table hicn_sysctl_table[] = {
 	{
 		.procname	= "pit_max",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= proc_dointvec_minmax,
+		.proc_handler	= hicn_limit_sysctl,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_INT_MAX,
 	},
@@ -120,7 +137,31 @@ static struct ctl_table hicn_sysctl_table[] = {
 		.procname	= "prod_mem_max",
 		.maxlen		= sizeof(long),
 		.mode		= 0644,
-		.proc_handler	= proc_doulongvec_minmax,
+		.proc_handler	= hicn_limit_sysctl,
+		.extra1		= (void *)&hicn_long_zero,
+		.extra2		= (void *)&hicn_long_max,
+	},
+	{
+		.procname	= "unprivileged_prefix_min",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= (void *)&hicn_prefix_max,
+	},
+	{
+		.procname	= "pit_user_max",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= hicn_limit_sysctl,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+	{
+		.procname	= "prod_user_mem_max",
+		.maxlen		= sizeof(long),
+		.mode		= 0644,
+		.proc_handler	= hicn_limit_sysctl,
 		.extra1		= (void *)&hicn_long_zero,
 		.extra2		= (void *)&hicn_long_max,
 	},
@@ -128,6 +169,47 @@ static struct ctl_table hicn_sysctl_table[] = {
 };
 
 #define HICN_SYSCTLS	(ARRAY_SIZE(hicn_sysctl_table) - 1)
+
+/*
+ * A netns-wide limit.  Its table entry's extra2 is the most it may be set
+ * to: the type's maximum in a netns of the initial user namespace, else
+ * the initial netns's value when this netns was made (hicn_net.ceil).  A
+ * value above the type's range is EINVAL, above the ceiling EPERM.
+ */
+static int hicn_limit_sysctl(HICN_CTL_CONST struct ctl_table *table,
+			     int write, void *buffer, size_t *lenp,
+			     loff_t *ppos)
+{
+	struct ctl_table tmp = *table;
+	long lval;
+	int ival;
+	int err;
+
+	if (table->maxlen == sizeof(int)) {
+		if (!write)
+			return proc_dointvec(table, write, buffer, lenp, ppos);
+		ival = READ_ONCE(*(int *)table->data);
+		tmp.data = &ival;
+		tmp.extra2 = SYSCTL_INT_MAX;
+		err = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+		if (!err && ival > *(const int *)table->extra2)
+			err = -EPERM;
+		if (!err)
+			WRITE_ONCE(*(int *)table->data, ival);
+		return err;
+	}
+	if (!write)
+		return proc_doulongvec_minmax(table, write, buffer, lenp, ppos);
+	lval = READ_ONCE(*(long *)table->data);
+	tmp.data = &lval;
+	tmp.extra2 = (void *)&hicn_long_max;
+	err = proc_doulongvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!err && lval > *(const long *)table->extra2)
+		err = -EPERM;
+	if (!err)
+		WRITE_ONCE(*(long *)table->data, lval);
+	return err;
+}
 
 /* Lowering a CS limit (0 entries: off) empties the store at once. */
 static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
@@ -138,10 +220,7 @@ static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
 		container_of(table->data, struct hicn_net, cs_mem_max);
 	int err;
 
-	if (table->maxlen == sizeof(int))
-		err = proc_dointvec_minmax(table, write, buffer, lenp, ppos);
-	else
-		err = proc_doulongvec_minmax(table, write, buffer, lenp, ppos);
+	err = hicn_limit_sysctl(table, write, buffer, lenp, ppos);
 	if (!err && write) {
 		if (!READ_ONCE(hn->cs_max_entries))
 			hicn_cs_flush(hn);
@@ -159,6 +238,9 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	hn->cs_max_entries = 65536;
 	hn->cs_mem_max = 64L << 20;
 	hn->prod_mem_max = 512L << 20;
+	hn->unprivileged_prefix_min = 64;
+	hn->pit_user_max = 16384;
+	hn->prod_user_mem_max = 256L << 20;
 
 	table = kmemdup(hicn_sysctl_table, sizeof(hicn_sysctl_table),
 			GFP_KERNEL);
@@ -168,6 +250,34 @@ static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)
 	table[1].data = &hn->cs_max_entries;
 	table[2].data = &hn->cs_mem_max;
 	table[3].data = &hn->prod_mem_max;
+	table[4].data = &hn->unprivileged_prefix_min;
+	table[5].data = &hn->pit_user_max;
+	table[6].data = &hn->prod_user_mem_max;
+
+	/* unshare -Urn inherits the limits in force and cannot raise them. */
+	if (net->user_ns != &init_user_ns) {
+		const struct hicn_net *init = hicn_pernet(&init_net);
+
+		hn->ceil.pit_max = READ_ONCE(init->pit_max);
+		hn->ceil.cs_max_entries = READ_ONCE(init->cs_max_entries);
+		hn->ceil.cs_mem_max = READ_ONCE(init->cs_mem_max);
+		hn->ceil.prod_mem_max = READ_ONCE(init->prod_mem_max);
+		hn->ceil.pit_user_max = READ_ONCE(init->pit_user_max);
+		hn->ceil.prod_user_mem_max =
+			READ_ONCE(init->prod_user_mem_max);
+		hn->pit_max = hn->ceil.pit_max;
+		hn->cs_max_entries = hn->ceil.cs_max_entries;
+		hn->cs_mem_max = hn->ceil.cs_mem_max;
+		hn->prod_mem_max = hn->ceil.prod_mem_max;
+		hn->pit_user_max = hn->ceil.pit_user_max;
+		hn->prod_user_mem_max = hn->ceil.prod_user_mem_max;
+		table[0].extra2 = &hn->ceil.pit_max;
+		table[1].extra2 = &hn->ceil.cs_max_entries;
+		table[2].extra2 = &hn->ceil.cs_mem_max;
+		table[3].extra2 = &hn->ceil.prod_mem_max;
+		table[5].extra2 = &hn->ceil.pit_user_max;
+		table[6].extra2 = &hn->ceil.prod_user_mem_max;
+	}
 	hn->sysctl_hdr = register_net_sysctl_sz(net, "net/hicn", table,
 						HICN_SYSCTLS);
 	if (!hn->sysctl_hdr) {
@@ -197,6 +307,8 @@ static int __net_init hicn_net_init(struct net *net)
 	INIT_LIST_HEAD(&hn->fib);
 	spin_lock_init(&hn->pit_lock);
 	hash_init(hn->pit);
+	hash_init(hn->pit_users);
+	hash_init(hn->prod_users);
 	spin_lock_init(&hn->cs_lock);
 	hash_init(hn->cs);
 	INIT_LIST_HEAD(&hn->cs_lru);

@@ -10,27 +10,48 @@
  * takes the whole entry out and goes to every in-record's face.
  *
  * Entries live as long as their longest in-record; hicn_pit_gc() drops
- * expired ones.  The table holds at most net.hicn.pit_max entries; an
- * interest beyond that is dropped and counted.
+ * expired ones.  The table holds at most net.hicn.pit_max entries, and the
+ * in-records of the faces of one user (the sockets' owner) are at most
+ * net.hicn.pit_user_max, so that one user filling the table cannot make
+ * every other consumer time out; an interest beyond either is dropped
+ * and counted (pit_drops, and pit_user_drops for the second).
+ *
+ * Entries and in-records are charged to the memory cgroup of the task
+ * that sent the interest (__GFP_ACCOUNT).
  *
  * Lock order: hicn_net.pit_lock (BH off) is a leaf; faces are called with
  * it released.
  */
 
+#include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
 
 #include "hicn.h"
 
 /**
+ * struct hicn_pit_user - the in-records of one user, freed with the last
+ * @node: entry in hicn_net.pit_users
+ * @uid: the user
+ * @n: in-records charged to the user
+ */
+struct hicn_pit_user {
+	struct hlist_node	node;
+	kuid_t			uid;
+	unsigned int		n;
+};
+
+/**
  * struct hicn_pit_in - a face waiting for a PIT entry's data
  * @node: entry in hicn_pit_entry.in
  * @face: the face (a reference)
+ * @user: the user it is charged to
  * @expires: jiffies when this face stops waiting
  */
 struct hicn_pit_in {
 	struct list_head	node;
 	struct hicn_face	*face;
+	struct hicn_pit_user	*user;
 	unsigned long		expires;
 };
 
@@ -66,12 +87,56 @@ static struct hicn_pit_entry *hicn_pit_find(struct hicn_net *hn,
 	return NULL;
 }
 
+/*
+ * Charge a new in-record of @face to its user (pit_lock held).  Return: 0,
+ * -ENOBUFS when the user holds net.hicn.pit_user_max already, -ENOMEM.
+ */
+static int hicn_pit_user_charge(struct hicn_net *hn, struct hicn_face *face,
+				struct hicn_pit_user **userp)
+{
+	struct hlist_head *head;
+	struct hicn_pit_user *u;
+
+	head = &hn->pit_users[hash_32(__kuid_val(face->uid),
+				      HICN_PIT_USER_BITS)];
+	hlist_for_each_entry(u, head, node)
+		if (uid_eq(u->uid, face->uid))
+			goto found;
+	u = kzalloc(sizeof(*u), GFP_ATOMIC | __GFP_ACCOUNT);
+	if (!u)
+		return -ENOMEM;
+	u->uid = face->uid;
+	hlist_add_head(&u->node, head);
+found:
+	if (u->n >= READ_ONCE(hn->pit_user_max)) {
+		hn->stats.pit_drops++;
+		hn->stats.pit_user_drops++;
+		return -ENOBUFS;
+	}
+	u->n++;
+	*userp = u;
+	return 0;
+}
+
+/* An in-record leaves the table (pit_lock held). */
+static void hicn_pit_user_uncharge(struct hicn_pit_user *u)
+{
+	if (!--u->n) {
+		hlist_del(&u->node);
+		kfree(u);
+	}
+}
+
 /* Unlink @e; its in-records move to @list (pit_lock held). */
 static void hicn_pit_unlink(struct hicn_net *hn, struct hicn_pit_entry *e,
 			    struct list_head *list)
 {
+	struct hicn_pit_in *in;
+
 	hlist_del(&e->node);
 	hn->pit_entries--;
+	list_for_each_entry(in, &e->in, node)
+		hicn_pit_user_uncharge(in->user);
 	list_splice_init(&e->in, list);
 }
 
@@ -93,7 +158,8 @@ static void hicn_pit_free_in(struct list_head *list)
  * @lifetime: how long the face waits, in jiffies
  * @forward: set when the interest must go on to the FIB's face
  *
- * Return: 0, -ENOBUFS when the table is full, -ENOMEM.
+ * Return: 0, -ENOBUFS when the table is full or the face's user holds
+ * net.hicn.pit_user_max in-records, -ENOMEM.
  */
 int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		    struct hicn_face *face, unsigned long lifetime,
@@ -102,9 +168,11 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 	unsigned long expires = jiffies + lifetime;
 	struct hicn_pit_entry *e, *new_e = NULL;
 	struct hicn_pit_in *in, *new_in;
+	struct hicn_pit_user *user;
 	LIST_HEAD(stale);
+	int err;
 
-	new_in = kmalloc(sizeof(*new_in), GFP_ATOMIC);
+	new_in = kmalloc(sizeof(*new_in), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!new_in)
 		return -ENOMEM;
 
@@ -117,20 +185,33 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		hn->stats.pit_expired++;
 		e = NULL;
 	}
+	if (e) {
+		list_for_each_entry(in, &e->in, node) {
+			if (in->face == face) {
+				/* A retransmission: forward it again. */
+				in->expires = expires;
+				if (time_after(expires, e->expires))
+					e->expires = expires;
+				*forward = true;
+				err = 0;
+				goto out;
+			}
+		}
+	}
+	/* A new in-record: within its user's quota, then the table's. */
+	err = hicn_pit_user_charge(hn, face, &user);
+	if (err)
+		goto out;
 	if (!e) {
 		if (hn->pit_entries >= READ_ONCE(hn->pit_max)) {
 			hn->stats.pit_drops++;
-			spin_unlock_bh(&hn->pit_lock);
-			kfree(new_in);
-			hicn_pit_free_in(&stale);
-			return -ENOBUFS;
+			err = -ENOBUFS;
+			goto out_uncharge;
 		}
-		new_e = kmalloc(sizeof(*new_e), GFP_ATOMIC);
+		new_e = kmalloc(sizeof(*new_e), GFP_ATOMIC | __GFP_ACCOUNT);
 		if (!new_e) {
-			spin_unlock_bh(&hn->pit_lock);
-			kfree(new_in);
-			hicn_pit_free_in(&stale);
-			return -ENOMEM;
+			err = -ENOMEM;
+			goto out_uncharge;
 		}
 		e = new_e;
 		e->key = *key;
@@ -142,32 +223,26 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		*forward = true;
 	} else {
 		*forward = false;
-		list_for_each_entry(in, &e->in, node) {
-			if (in->face == face) {
-				/* A retransmission: forward it again. */
-				in->expires = expires;
-				if (time_after(expires, e->expires))
-					e->expires = expires;
-				*forward = true;
-				spin_unlock_bh(&hn->pit_lock);
-				kfree(new_in);
-				hicn_pit_free_in(&stale);
-				return 0;
-			}
-		}
 		hn->stats.pit_aggregated++;
 		if (time_after(expires, e->expires))
 			e->expires = expires;
 	}
 	new_in->face = hicn_face_get(face);
+	new_in->user = user;
 	new_in->expires = expires;
 	list_add_tail(&new_in->node, &e->in);
-	spin_unlock_bh(&hn->pit_lock);
+	new_in = NULL;
+	goto out;
 
+out_uncharge:
+	hicn_pit_user_uncharge(user);
+out:
+	spin_unlock_bh(&hn->pit_lock);
+	kfree(new_in);
 	hicn_pit_free_in(&stale);
 	if (new_e)
 		hicn_gc_kick(hn);
-	return 0;
+	return err;
 }
 
 /**
@@ -216,6 +291,7 @@ void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 			if (in->face == face) {
 				found = in;
 				list_del(&in->node);
+				hicn_pit_user_uncharge(in->user);
 				break;
 			}
 		}

@@ -90,13 +90,14 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 {
 	struct hicn_net *hn = hicn_pernet(seq_file_single_net(seq));
 	struct hicn_stats *st = &hn->stats;
-	u64 pit[4], cs[5];
+	u64 pit[5], cs[5];
 
 	spin_lock_bh(&hn->pit_lock);
 	pit[0] = hn->pit_entries;
 	pit[1] = st->pit_aggregated;
 	pit[2] = st->pit_drops;
 	pit[3] = st->pit_expired;
+	pit[4] = st->pit_user_drops;
 	spin_unlock_bh(&hn->pit_lock);
 	spin_lock_bh(&hn->cs_lock);
 	cs[0] = hn->cs_entries;
@@ -111,6 +112,8 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "pit_aggregated %llu\n", pit[1]);
 	seq_printf(seq, "pit_drops %llu\n", pit[2]);
 	seq_printf(seq, "pit_expired %llu\n", pit[3]);
+	seq_printf(seq, "pit_user_max %d\n", READ_ONCE(hn->pit_user_max));
+	seq_printf(seq, "pit_user_drops %llu\n", pit[4]);
 	seq_printf(seq, "cs_entries %llu\n", cs[0]);
 	seq_printf(seq, "cs_max_entries %d\n", READ_ONCE(hn->cs_max_entries));
 	seq_printf(seq, "cs_bytes %llu\n", cs[1]);
@@ -126,6 +129,7 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "unsolicited %lld\n",
 		   atomic64_read(&st->unsolicited));
 	seq_printf(seq, "prod_mem %ld\n", atomic_long_read(&hn->prod_mem));
+	seq_printf(seq, "prod_names %ld\n", atomic_long_read(&hn->prod_names));
 	return 0;
 }
 

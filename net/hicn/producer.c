@@ -12,9 +12,16 @@
  * lifetime ends.
  *
  * Memory: every version is charged to the socket (sk_wmem_queued, bounded
- * by sk_sndbuf) and to the netns (net.hicn.prod_mem_max).  A publication
+ * by sk_sndbuf, by default a quarter of net.hicn.prod_mem_max) and to the
+ * socket owner's producers in the netns (net.hicn.prod_user_mem_max) until
+ * the store drops it, and to the netns (net.hicn.prod_mem_max) until its last
+ * reference goes (a consumer or the CS may hold it longer).  A publication
  * that does not fit waits for versions to expire (or returns EAGAIN); one
- * that could never fit is EMSGSIZE.  PROD_REL keeps every version until it
+ * that could never fit is EMSGSIZE.  The state of each name (struct
+ * hicn_pname) is charged the same way, and goes when the name's last
+ * version expires; a name published again later continues above every
+ * version the socket gave out under a released name (@ver_floor), so a
+ * name's versions only increase.  PROD_REL keeps every version until it
  * expires (HICN_CONTENT_EXPIRY); PROD_UNREL keeps the newest version of a
  * name only.
  *
@@ -59,6 +66,16 @@ static struct hicn_obj *hicn_pname_newest(struct hicn_pname *pn)
 
 	list_for_each_entry_reverse(obj, &pn->versions, node)
 		if (hicn_obj_live(obj))
+			return obj;
+	return NULL;
+}
+
+static struct hicn_obj *hicn_pname_version(struct hicn_pname *pn, u32 ver)
+{
+	struct hicn_obj *obj;
+
+	list_for_each_entry(obj, &pn->versions, node)
+		if (obj->ver == ver && hicn_obj_live(obj))
 			return obj;
 	return NULL;
 }
@@ -143,14 +160,9 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 		}
 		break;
 	case HICN_I_EXACT:
-		if (!pn || key->ver > pn->last_ver)
+		if (key->ver > (pn ? pn->last_ver : p->ver_floor))
 			break;	/* not published yet: wait for it */
-		list_for_each_entry(o, &pn->versions, node) {
-			if (o->ver == key->ver && hicn_obj_live(o)) {
-				obj = o;
-				break;
-			}
-		}
+		obj = pn ? hicn_pname_version(pn, key->ver) : NULL;
 		if (!obj || key->seg >= obj->nsegs) {
 			d->key = *key;
 			d->flags = HICN_DATA_NACK;
@@ -255,21 +267,38 @@ static void hicn_prod_nospace(struct sock *sk)
 /* Uncharge and release versions taken out of the store (lock_sock held). */
 static void hicn_prod_free(struct hicn_sock *hs, struct list_head *dropped)
 {
-	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
 	struct hicn_obj *obj, *tmp;
 	bool freed = false;
 
+	/* The netns's charge goes with the last reference (hicn_obj_put()). */
 	list_for_each_entry_safe(obj, tmp, dropped, node) {
 		list_del_init(&obj->node);
 		WRITE_ONCE(obj->dead, true);
 		sk_wmem_queued_add(&hs->sk, -(int)obj->charge);
-		atomic_long_sub(obj->charge, &hn->prod_mem);
+		atomic_long_sub(obj->charge, &hs->prod.user->mem);
 		hicn_obj_put(obj);
 		freed = true;
 	}
 	if (freed) {
 		WRITE_ONCE(hs->info.hi_versions, hs->prod.nversions);
 		hs->sk.sk_write_space(&hs->sk);
+	}
+}
+
+/* Uncharge and free names taken out of the store (lock_sock held). */
+static void hicn_prod_free_names(struct hicn_sock *hs, struct hlist_head *names)
+{
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
+	struct hicn_pname *pn;
+	struct hlist_node *tmp;
+
+	hlist_for_each_entry_safe(pn, tmp, names, node) {
+		hlist_del(&pn->node);
+		sk_wmem_queued_add(&hs->sk, -(int)sizeof(*pn));
+		atomic_long_sub(sizeof(*pn), &hs->prod.user->mem);
+		atomic_long_sub(sizeof(*pn), &hn->prod_mem);
+		atomic_long_dec(&hn->prod_names);
+		kfree(pn);
 	}
 }
 
@@ -282,6 +311,7 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 	struct hicn_obj *obj, *tmp;
 	struct hicn_pname *pn;
 	struct hlist_node *ptmp;
+	HLIST_HEAD(names);
 	LIST_HEAD(dropped);
 	bool pending = false;
 	int i;
@@ -297,6 +327,12 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 					next = obj->expires;
 				pending = true;
 			}
+		}
+		/* Its last version went: so does the name. */
+		if (list_empty(&pn->versions)) {
+			p->ver_floor = max(p->ver_floor, pn->last_ver);
+			hlist_del(&pn->node);
+			hlist_add_head(&pn->node, &names);
 		}
 	}
 	list_for_each_entry_safe(h, htmp, &p->held, node) {
@@ -315,6 +351,7 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 	spin_unlock_bh(&p->lock);
 
 	hicn_prod_free(hs, &dropped);
+	hicn_prod_free_names(hs, &names);
 }
 
 static void hicn_prod_work(struct work_struct *work)
@@ -348,6 +385,7 @@ static void hicn_prod_write_space(struct sock *sk)
 
 void hicn_prod_init(struct hicn_sock *hs)
 {
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
 	struct hicn_prod *p = &hs->prod;
 
 	spin_lock_init(&p->lock);
@@ -360,6 +398,48 @@ void hicn_prod_init(struct hicn_sock *hs)
 	BUILD_BUG_ON(PAGE_SIZE - 1 + sizeof(struct hicn_obj) > 8192);
 	hs->sk.sk_sndbuf = HICN_PROD_SNDBUF;
 	hs->sk.sk_write_space = hicn_prod_write_space;
+	/* One socket alone cannot fill the netns's producer memory. */
+	hs->sk.sk_sndbuf = clamp_t(long, READ_ONCE(hn->prod_mem_max) /
+				   HICN_PROD_SNDBUF_SHARE, SOCK_MIN_SNDBUF,
+				   hs->sk.sk_sndbuf);
+}
+
+/*
+ * The producer memory of @uid in the netns, with one more socket on it, or
+ * NULL without memory.
+ */
+static struct hicn_prod_user *hicn_prod_user_get(struct hicn_net *hn,
+						 kuid_t uid)
+{
+	struct hlist_head *head;
+	struct hicn_prod_user *u;
+
+	head = &hn->prod_users[hash_32(__kuid_val(uid), HICN_PROD_USER_BITS)];
+	mutex_lock(&hn->lock);
+	hlist_for_each_entry(u, head, node)
+		if (uid_eq(u->uid, uid))
+			goto found;
+	u = kzalloc(sizeof(*u), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		goto out;
+	u->uid = uid;
+	hlist_add_head(&u->node, head);
+found:
+	u->nsocks++;
+out:
+	mutex_unlock(&hn->lock);
+	return u;
+}
+
+static void hicn_prod_user_put(struct hicn_net *hn, struct hicn_prod_user *u)
+{
+	mutex_lock(&hn->lock);
+	if (!--u->nsocks) {
+		WARN_ON_ONCE(atomic_long_read(&u->mem));
+		hlist_del(&u->node);
+		kfree(u);
+	}
+	mutex_unlock(&hn->lock);
 }
 
 /* The socket is closing: stop the work, drop every version. */
@@ -370,6 +450,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 	struct hicn_obj *obj, *tmp;
 	struct hicn_pname *pn;
 	struct hlist_node *ptmp;
+	HLIST_HEAD(names);
 	LIST_HEAD(dropped);
 	int i;
 
@@ -384,7 +465,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 		list_for_each_entry_safe(obj, tmp, &pn->versions, node)
 			hicn_prod_unlink(hs, obj, &dropped);
 		hlist_del(&pn->node);
-		kfree(pn);
+		hlist_add_head(&pn->node, &names);
 	}
 	list_for_each_entry_safe(h, htmp, &p->held, node) {
 		list_del(&h->node);
@@ -393,6 +474,11 @@ void hicn_prod_release(struct hicn_sock *hs)
 	p->nheld = 0;
 	spin_unlock_bh(&p->lock);
 	hicn_prod_free(hs, &dropped);
+	hicn_prod_free_names(hs, &names);
+	if (p->user) {
+		hicn_prod_user_put(hicn_pernet(sock_net(&hs->sk)), p->user);
+		p->user = NULL;
+	}
 	release_sock(&hs->sk);
 }
 
@@ -469,6 +555,7 @@ static void hicn_prod_match_held(struct hicn_prod *p,
 static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 			     struct hicn_pname *spare)
 {
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
 	struct hicn_prod *p = &hs->prod;
 	struct hicn_held *h, *htmp;
 	struct hicn_obj *old, *tmp;
@@ -480,13 +567,19 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	spin_lock_bh(&p->lock);
 	pn = hicn_pname_find(p, &obj->name);
 	if (!pn) {
+		if (p->ver_floor == U32_MAX) {
+			spin_unlock_bh(&p->lock);
+			kfree(spare);
+			return -EOVERFLOW;
+		}
 		pn = spare;
 		pn->name = obj->name;
-		pn->last_ver = 0;
+		pn->last_ver = p->ver_floor;
 		INIT_LIST_HEAD(&pn->versions);
 		hlist_add_head(&pn->node, &p->names[hicn_name_hash(&pn->name)]);
 	} else {
 		kfree(spare);
+		spare = NULL;
 	}
 	if (pn->last_ver == U32_MAX) {
 		spin_unlock_bh(&p->lock);
@@ -503,6 +596,13 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	hicn_prod_match_held(p, obj, &answers);
 	spin_unlock_bh(&p->lock);
 
+	if (spare) {
+		/* A new name: its state is charged like content. */
+		sk_wmem_queued_add(&hs->sk, sizeof(*spare));
+		atomic_long_add(sizeof(*spare), &p->user->mem);
+		atomic_long_add(sizeof(*spare), &hn->prod_mem);
+		atomic_long_inc(&hn->prod_names);
+	}
 	sk_wmem_queued_add(&hs->sk, obj->charge);
 	hicn_prod_free(hs, &dropped);
 	WRITE_ONCE(hs->info.hi_versions, p->nversions);
@@ -570,14 +670,29 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (err)
 		goto out;
 
+	if (!hs->prod.user) {
+		hs->prod.user = hicn_prod_user_get(hn, sk_uid(sk));
+		if (!hs->prod.user) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	/* Neither the netns nor the socket owner beyond their limits. */
 	if (atomic_long_add_return(charge, &hn->prod_mem) >
 	    READ_ONCE(hn->prod_mem_max)) {
 		atomic_long_sub(charge, &hn->prod_mem);
 		err = -ENOBUFS;
 		goto out;
 	}
+	if (atomic_long_add_return(charge, &hs->prod.user->mem) >
+	    READ_ONCE(hn->prod_user_mem_max)) {
+		atomic_long_sub(charge, &hs->prod.user->mem);
+		atomic_long_sub(charge, &hn->prod_mem);
+		err = -ENOBUFS;
+		goto out;
+	}
 	err = -ENOMEM;
-	spare = kmalloc(sizeof(*spare), GFP_KERNEL);
+	spare = kmalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
 	obj = hicn_obj_alloc(len, hs->prod.seg_size);
 	if (!spare || !obj)
 		goto out_uncharge;
@@ -595,6 +710,8 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		spare = NULL;
 		goto out_uncharge;
 	}
+	/* The store holds it until lock_sock is released at the earliest. */
+	obj->mem = &hn->prod_mem;
 	hicn_count(&hs->info.hi_objects, 1);
 	hicn_count(&hs->info.hi_bytes, len);
 	WRITE_ONCE(hs->info.hi_last_version, obj->ver);
@@ -602,6 +719,7 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	return len;
 
 out_uncharge:
+	atomic_long_sub(charge, &hs->prod.user->mem);
 	atomic_long_sub(charge, &hn->prod_mem);
 	kfree(spare);
 	hicn_obj_put(obj);

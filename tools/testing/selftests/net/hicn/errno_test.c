@@ -348,14 +348,17 @@ TEST_F(e, emsgsize_above_sndbuf)
 	free(buf);
 }
 
-/* The default send buffer of a producer holds a 64 MiB object. */
+/*
+ * The default send buffer of a producer, a quarter of prod_mem_max (512
+ * MiB), holds a 64 MiB object.
+ */
 TEST_F(e, default_sndbuf)
 {
 	socklen_t l = sizeof(int);
 	int sb = 0;
 
 	ASSERT_EQ(0, getsockopt(self->prod, SOL_SOCKET, SO_SNDBUF, &sb, &l));
-	EXPECT_EQ(256 << 20, sb);
+	EXPECT_EQ(128 << 20, sb);
 }
 
 FIXTURE(full)

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory a user can make the kernel hold is charged and released
+ * (Documentation/hicn-api.rst, "Publishing" and /proc/net/hicn_stat).
+ *
+ * - The state a producer keeps per name is counted in prod_names and
+ *   charged to the socket (hi_mem) and the netns (prod_mem) while a
+ *   version of the name is held, and released when the last one expires:
+ *   publishing thousands of names with a 1 ms expiry leaves nothing
+ *   behind while the socket stays open.
+ * - A name published again after its names state was released continues
+ *   its version numbers, and an older version of it is ENOENT, not waited
+ *   for.
+ * - A version the producer replaced while the content store still holds
+ *   its segments stays charged to the netns (prod_mem) until the store
+ *   lets go: publishing beyond prod_mem_max meanwhile is ENOBUFS.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+
+#include "hicn_test.h"
+#include "kselftest_harness.h"
+
+#define NNAMES		4000
+
+/* Wait up to @ms for hicn_stat @key to reach @want; its last value. */
+static long long stat_wait(const char *key, long long want, int ms)
+{
+	long long v = ht_stat(key);
+
+	while (v != want && ms > 0) {
+		ht_sleep_ms(10);
+		ms -= 10;
+		v = ht_stat(key);
+	}
+	return v;
+}
+
+static void name_of(char *buf, size_t len, int i)
+{
+	snprintf(buf, len, "b001:a:b:c::%x:%x", i >> 16, i & 0xffff);
+}
+
+FIXTURE(mem)
+{
+	int prod;
+};
+
+FIXTURE_SETUP(mem)
+{
+	ASSERT_EQ(0, ht_enter_netns());
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	if (self->prod >= 0)
+		close(self->prod);
+}
+
+/* Names held are counted and charged; close() returns every byte. */
+TEST_F(mem, names_charged)
+{
+	struct hicn_info hi;
+	char name[64];
+	int i;
+
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	for (i = 0; i < 100; i++) {
+		name_of(name, sizeof(name), i);
+		ASSERT_EQ(0, ht_publish(self->prod, name, NULL, 0, 0));
+	}
+	EXPECT_EQ(100, ht_stat("prod_names"));
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(100, hi.hi_versions);
+	EXPECT_EQ((long long)hi.hi_mem, ht_stat("prod_mem"));
+	/* A second version of a name adds no name. */
+	ASSERT_EQ(0, ht_publish(self->prod, name, NULL, 0, 0));
+	EXPECT_EQ(100, ht_stat("prod_names"));
+	close(self->prod);
+	self->prod = -1;
+	EXPECT_EQ(0, ht_stat("prod_names"));
+	EXPECT_EQ(0, ht_stat("prod_mem"));
+}
+
+/* Names whose last version expired are released, socket still open. */
+TEST_F(mem, expired_names_released)
+{
+	struct hicn_info hi;
+	char name[64];
+	int i;
+
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 1));
+	for (i = 0; i < NNAMES; i++) {
+		name_of(name, sizeof(name), i);
+		ASSERT_EQ(0, ht_publish(self->prod, name, NULL, 0, 0));
+	}
+	EXPECT_EQ(0, stat_wait("prod_names", 0, 20000));
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(0, hi.hi_versions);
+	EXPECT_EQ(0, hi.hi_mem);
+	EXPECT_EQ(0, ht_stat("prod_mem"));
+}
+
+/* A released name continues its versions; older ones are gone. */
+TEST_F(mem, released_name_keeps_counting)
+{
+	struct sockaddr_hicn n = ht_name(HT_NAME, 128, 2);
+	struct hicn_info hi;
+	char buf[16];
+	int c, i;
+
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 50));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, ht_publish(self->prod, HT_NAME, NULL, 0, 0));
+	ASSERT_EQ(1, ht_stat("prod_names"));
+	ASSERT_EQ(0, stat_wait("prod_names", 0, 10000));
+	/* Released: version 2 cannot come back, ENOENT at once. */
+	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 2000));
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&n, sizeof(n)));
+	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
+	EXPECT_EQ(ENOENT, errno);
+	close(c);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	ASSERT_EQ(0, ht_publish(self->prod, HT_NAME, NULL, 0, 0));
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(4, hi.hi_last_version);
+
+	/* Published again: version 2 is still gone. */
+	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 2000));
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&n, sizeof(n)));
+	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
+	EXPECT_EQ(ENOENT, errno);
+	close(c);
+}
+
+#define MIB		(1024 * 1024)
+#define PIN_LEN		(2 * MIB)
+
+/* Fetch the newest version of HT_NAME whole: 0 or -1. */
+static int fetch_all(char *buf)
+{
+	int c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ssize_t n;
+
+	if (c < 0)
+		return -1;
+	n = recv(c, buf, PIN_LEN + 1, 0);
+	close(c);
+	return n == PIN_LEN ? 0 : -1;
+}
+
+TEST(pinned_versions_stay_charged)
+{
+	char *src = calloc(1, PIN_LEN), *dst = malloc(PIN_LEN + 1);
+	int prod;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	ASSERT_EQ(0, ht_enter_netns());
+	prod = ht_producer(PROD_UNREL);
+	ASSERT_LE(0, prod);
+	/* After the socket: its send buffer stays a quarter of 512 MiB. */
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("prod_mem_max"), "5242880"));
+
+	ASSERT_EQ(PIN_LEN, ht_publish(prod, HT_NAME, src, PIN_LEN, 0));
+	/* Segments 1.. of version 1 go into the content store. */
+	ASSERT_EQ(0, fetch_all(dst));
+	ASSERT_LT(0, ht_stat("cs_entries"));
+	/* Version 2 replaces it in the producer; the CS still holds it. */
+	ASSERT_EQ(PIN_LEN, ht_publish(prod, HT_NAME, src, PIN_LEN, 0));
+	EXPECT_LE(2 * PIN_LEN, ht_stat("prod_mem"));
+	EXPECT_EQ(-1, ht_publish(prod, HT_NAME, src, PIN_LEN, 0));
+	EXPECT_EQ(ENOBUFS, errno);
+
+	/* The store lets go: the charge goes, publishing works again. */
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "0"));
+	EXPECT_GT(2 * PIN_LEN, ht_stat("prod_mem"));
+	EXPECT_EQ(PIN_LEN, ht_publish(prod, HT_NAME, src, PIN_LEN, 0))
+		TH_LOG("publish: %s", strerror(errno));
+	close(prod);
+	EXPECT_EQ(0, ht_stat("prod_mem"));
+	free(src);
+	free(dst);
+}
+
+TEST_HARNESS_MAIN
