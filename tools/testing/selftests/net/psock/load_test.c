@@ -18,7 +18,7 @@
 #include "psock_lib.h"
 #include "kselftest_harness.h"
 
-#define ECHO_LEN	(1 << 20)
+#define ECHO_LEN	(1024 * 1024)
 #define MAX_CONNS	256
 
 struct end {
@@ -62,18 +62,20 @@ static int peer_port(int fd)
 }
 
 /* Echo one connection until its end of stream. */
+static __thread char echo_buf[65536];
+
 static void *echo_main(void *arg)
 {
 	int fd = (int)(long)arg, port = peer_port(fd), err = 0;
 	struct timeval tv = { .tv_sec = 120 };
-	static __thread char buf[65536];
+	char *buf = echo_buf;
 	struct end e = { 0 };
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	info_of(fd, &e);
 	for (;;) {
-		ssize_t r = recv(fd, buf, sizeof(buf), 0), off = 0;
+		ssize_t r = recv(fd, buf, sizeof(echo_buf), 0), off = 0;
 
 		if (r <= 0) {
 			err = r ? errno : 0;
