@@ -2368,6 +2368,21 @@ static int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	return got;
 }
 
+/* A blocking call during connect() waits for its end, as TCP's do. */
+static void pstripe_wait_connected(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	sock_owned_by_me(sk);
+	if (sk->sk_state != TCP_SYN_SENT || !*timeo)
+		return;
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (sk->sk_state == TCP_SYN_SENT && *timeo &&
+	       !signal_pending(current))
+		sk_wait_event(sk, timeo, sk->sk_state != TCP_SYN_SENT, &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
 static int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
 {
 	struct pstripe_subflow *sf = ps->sf[0];
@@ -2400,14 +2415,7 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	lock_sock(sk);
 	pstripe_sync_opts(sk);
 	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
-	if (sk->sk_state == TCP_SYN_SENT && timeo) {
-		add_wait_queue(sk_sleep(sk), &wait);
-		while (sk->sk_state == TCP_SYN_SENT && timeo &&
-		       !signal_pending(current))
-			sk_wait_event(sk, &timeo,
-				      sk->sk_state != TCP_SYN_SENT, &wait);
-		remove_wait_queue(sk_sleep(sk), &wait);
-	}
+	pstripe_wait_connected(sk, &timeo);
 	if (sk->sk_state != TCP_ESTABLISHED) {
 		/* As TCP: EPIPE when not connected (or the connect error). */
 		err = sk->sk_state == TCP_SYN_SENT ? -EAGAIN : -EPIPE;
@@ -2848,13 +2856,19 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 		return -EOPNOTSUPP;
 
 	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	pstripe_wait_connected(sk, &timeo);
 	if (sk->sk_state != TCP_ESTABLISHED) {
 		err = sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE ?
 		      -ENOTCONN : -EAGAIN;
+		if (sk->sk_state == TCP_SYN_SENT && signal_pending(current))
+			err = sock_intr_errno(timeo);
+		/* As TCP: a failed connect()'s error, once. */
+		if (sk->sk_state == TCP_CLOSE && sk->sk_err)
+			err = sock_error(sk);
 		goto out;
 	}
 	pstripe_sync_opts(sk);
-	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 
 	add_wait_queue(sk_sleep(sk), &wait);

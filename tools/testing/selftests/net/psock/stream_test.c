@@ -553,6 +553,38 @@ TEST_F_TIMEOUT(pair, nonblocking_connect_accept_and_names, 120)
 	close(fd);
 }
 
+/*
+ * A blocking recv() while a non-blocking connect() is still in progress
+ * waits for the connection and its data, as TCP's does (not EAGAIN).
+ */
+TEST_F_TIMEOUT(pair, blocking_recv_during_connect, 120)
+{
+	struct timeval tv = { .tv_sec = 20 };
+	char buf[4] = { 0 };
+	pid_t pid;
+	int fd;
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c = accept(self->lfd, NULL, NULL);
+
+		_exit(c < 0 || send(c, "hi", 2, 0) != 2 ||
+		      recv(c, buf, 1, 0) != 0);
+	}
+	fd = socket(variant->family, SOCK_STREAM | SOCK_NONBLOCK,
+		    IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, lo_connect(fd, variant->family, self->port));
+	EXPECT_EQ(EINPROGRESS, errno);
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, 0));
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	EXPECT_EQ(2, recv(fd, buf, 2, MSG_WAITALL));
+	EXPECT_STREQ("hi", buf);
+	close(fd);
+	EXPECT_EQ(0, peer_status(pid));
+}
+
 TEST_F_TIMEOUT(pair, connect_refused, 120)
 {
 	struct pollfd p;
