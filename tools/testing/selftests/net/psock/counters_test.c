@@ -108,7 +108,16 @@ TEST(counters_per_netns)
 	setsockopt(fd, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof(one));
 	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
 	ASSERT_EQ(1, send(fd, &b, 1, MSG_OOB));
-	usleep(1500000);
+	/*
+	 * Refused once no client hello came within hello_timeout_ms +
+	 * 2 x stale_timeout_ms (10.3 s here): wait for the counter.
+	 */
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, read_counters(v));
+		if (v[3])
+			break;
+		usleep(100000);
+	}
 	close(fd);
 	close(lfd);
 

@@ -79,7 +79,7 @@ close_timeouts() {
 # that received everything (CloseTimeouts).
 # PORT in a command is replaced by a fresh port number.
 xfer() {
-	local desc=$1 size=$2 srv=() cli=() rc=0 spid t0 ct
+	local desc=$1 size=$2 srv=() cli=() rc=0 spid t0 ct why=
 	shift 2
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
@@ -92,17 +92,19 @@ xfer() {
 	ip netns exec $B timeout ${XFER_TIMEOUT:-300} "${srv[@]//PORT/$PORT}" < "$TMP/b" \
 		> "$TMP/b.out" 2> "$TMP/b.err" &
 	spid=$!
-	wait_listen $B $PORT || { echo "# $desc: server not listening"; rc=1; }
+	wait_listen $B $PORT || { why+="server not listening; "; rc=1; }
 	ip netns exec $A timeout ${XFER_TIMEOUT:-300} "${cli[@]//PORT/$PORT}" < "$TMP/a" \
-		> "$TMP/a.out" 2> "$TMP/a.err" || { echo "# $desc: client failed"; rc=1; }
-	wait $spid || { echo "# $desc: server failed"; rc=1; }
-	cmp -s "$TMP/a" "$TMP/b.out" || { echo "# $desc: server got wrong data ($(stat -c %s "$TMP/b.out") bytes)"; rc=1; }
-	cmp -s "$TMP/b" "$TMP/a.out" || { echo "# $desc: client got wrong data ($(stat -c %s "$TMP/a.out") bytes)"; rc=1; }
-	[ "$(close_timeouts)" = "$ct" ] || { echo "# $desc: a close() gave up waiting for acknowledgements"; rc=1; }
+		> "$TMP/a.out" 2> "$TMP/a.err" || { why+="client exit $?; "; rc=1; }
+	wait $spid || { why+="server exit $?; "; rc=1; }
+	cmp -s "$TMP/a" "$TMP/b.out" || { why+="server got wrong data ($(stat -c %s "$TMP/b.out") bytes); "; rc=1; }
+	cmp -s "$TMP/b" "$TMP/a.out" || { why+="client got wrong data ($(stat -c %s "$TMP/a.out") bytes); "; rc=1; }
+	[ "$(close_timeouts)" = "$ct" ] || { why+="a close() gave up waiting for acknowledgements; "; rc=1; }
 	echo "# $desc: $(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || echo '?')s"
 	sed 's/^/# client: /' "$TMP/a.err"
 	sed 's/^/# server: /' "$TMP/b.err"
-	tap_result $rc "$desc"
+	# A failure says why on its own TAP line: summaries keep only those.
+	[ -z "$why" ] || echo "# $desc: ${why%; }"
+	tap_result $rc "$desc${why:+ (${why%; })}"
 }
 
 # The PSOCK_INFO line of one side: expect_info DESC FILE WANT
