@@ -413,8 +413,40 @@ static inline struct pstripe_sock *pstripe_sk(const struct sock *sk)
 	return (struct pstripe_sock *)sk;
 }
 
+/* Client handshake phases (state TCP_SYN_SENT). */
+enum {
+	PSTRIPE_PH_TCP,		/* control subflow connecting */
+	PSTRIPE_PH_SHELLO,	/* probe sent, waiting for the server hello */
+	PSTRIPE_PH_JOIN,	/* data subflows connecting */
+};
+
+/* What a listener knows of an accepted TCP connection. */
+enum {
+	PSTRIPE_PEND_FIRST,	/* nothing yet: probe, join or plain data? */
+	PSTRIPE_PEND_CHELLO,	/* server hello sent, waiting for the client's */
+};
+
+/* pstripe_sock.rcv_cur: block rcv_seq is at the head of the reorder queue */
+#define PSTRIPE_CUR_OOO		PSOCK_STREAM_CNT_LIMIT
+
+/* Re-check of pending handshakes while nothing else wakes the work. */
+#define PSTRIPE_POLL_JIFFIES	(HZ / 20)
+
+/* Things a work run releases once it has dropped the socket lock. */
+struct pstripe_reap {
+	struct list_head	subflows;	/* struct pstripe_subflow.node */
+	struct list_head	children;	/* struct pstripe_sock.lnode */
+};
+
+static inline struct sock *ps_sk(struct pstripe_sock *ps)
+{
+	return &ps->isk.sk;
+}
+
 /* ctrl.c */
 struct pstripe_pernet *pstripe_get_pernet(const struct net *net);
+int pstripe_ctrl_init(void);
+void pstripe_ctrl_exit(void);
 
 static inline void pstripe_mib_inc(const struct net *net, int field)
 {
@@ -424,20 +456,107 @@ static inline void pstripe_mib_inc(const struct net *net, int field)
 /* proc.c */
 int pstripe_proc_init_net(struct net *net);
 void pstripe_proc_exit_net(struct net *net);
-int pstripe_ctrl_init(void);
-void pstripe_ctrl_exit(void);
 
-/* stream.c */
+/* protocol.c */
 extern const struct proto_ops pstripe_stream_ops;
 #if IS_ENABLED(CONFIG_IPV6)
 extern const struct proto_ops pstripe6_stream_ops;
 #endif
 void pstripe_sock_init(struct pstripe_sock *ps);
 void pstripe_close(struct sock *sk, long timeout);
-int pstripe_get_info(struct sock *sk, char __user *optval,
-		     int __user *optlen, int len);
 int pstripe_stream_init(void);
 void pstripe_stream_exit(void);
+extern struct workqueue_struct *pstripe_wq;
+void pstripe_set_state(struct sock *sk, int state);
+unsigned long pstripe_hello_jiffies(const struct sock *sk);
+unsigned long pstripe_join_jiffies(const struct sock *sk);
+void pstripe_wake(struct sock *sk);
+void pstripe_kick(struct pstripe_sock *ps);
+unsigned long pstripe_stale_jiffies(const struct sock *sk);
+
+/* subflow.c */
+void pstripe_sf_set_owner(struct pstripe_subflow *sf, struct sock *owner);
+void pstripe_sf_detach(struct pstripe_subflow *sf);
+struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
+					  int *errp);
+struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
+					struct sock *owner);
+void pstripe_sf_free(struct pstripe_subflow *sf);
+int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
+		    size_t len, int flags);
+int pstripe_sf_recv(struct pstripe_subflow *sf, void *buf, size_t len,
+		    int flags);
+int pstripe_sf_state(const struct pstripe_subflow *sf);
+bool pstripe_sf_readable(const struct pstripe_subflow *sf);
+bool pstripe_sf_readable_data(const struct pstripe_subflow *sf);
+bool pstripe_sf_live(const struct pstripe_subflow *sf);
+void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err);
+void pstripe_abort(struct pstripe_sock *ps, int err);
+void pstripe_release_subflows(struct pstripe_sock *ps);
+void pstripe_check_subflows(struct pstripe_sock *ps);
+void pstripe_grave_add(struct pstripe_subflow *sf);
+void pstripe_grave_flush(void);
+
+/* sched.c */
+bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
+		       bool mark);
+int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any);
+int pstripe_pick_ack(struct pstripe_sock *ps);
+void pstripe_rr_advance(struct pstripe_sock *ps, int i);
+struct pstripe_blk *pstripe_tail_pick(struct pstripe_sock *ps, int j);
+
+/* output.c */
+bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload);
+int pstripe_got_ack(struct pstripe_sock *ps, u32 ack);
+void pstripe_push_all(struct pstripe_sock *ps);
+void pstripe_queue_fin(struct pstripe_sock *ps);
+void pstripe_free_blocks(struct pstripe_sock *ps);
+int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg);
+int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg);
+void pstripe_ack_now(struct pstripe_sock *ps);
+void pstripe_flush_final(struct pstripe_sock *ps);
+
+/* input.c */
+struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
+				       u32 len);
+void pstripe_rblk_free(struct pstripe_sock *ps, struct pstripe_blk *blk);
+void pstripe_sf_drop_pull(struct pstripe_sock *ps,
+			  struct pstripe_subflow *sf);
+bool pstripe_rcv_ready(struct pstripe_sock *ps);
+bool pstripe_peer_fin(struct pstripe_sock *ps);
+int pstripe_sf_clear(struct pstripe_sock *ps, int i);
+int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
+		      int flags);
+bool pstripe_unread(struct pstripe_sock *ps);
+
+/* handshake.c */
+bool pstripe_hello_prefix(const u8 *buf, int len, int type);
+void pstripe_established(struct pstripe_sock *ps);
+int pstripe_late_hello(struct pstripe_sock *ps);
+bool pstripe_late_ready(const struct pstripe_sock *ps);
+void pstripe_connect_work(struct pstripe_sock *ps);
+int pstripe_send_server_hello(struct pstripe_sock *lps,
+			      struct pstripe_subflow *sf);
+void pstripe_pending_chello(struct pstripe_sock *lps,
+			    struct pstripe_subflow *sf,
+			    struct pstripe_reap *reap);
+
+/* pm.c */
+int pstripe_open_data_subflows(struct pstripe_sock *ps,
+			       const struct pstripe_hello *msgs);
+bool pstripe_addr_msg_sane(struct pstripe_sock *ps,
+			   const struct pstripe_hello *m, int index);
+
+/* listener.c */
+void pstripe_child_ready(struct pstripe_sock *lps,
+			 struct pstripe_sock *child);
+struct pstripe_sock *pstripe_child_adopt(struct pstripe_sock *lps,
+					 struct pstripe_subflow *sf);
+void pstripe_pending_plain(struct pstripe_sock *lps,
+			   struct pstripe_subflow *sf,
+			   struct pstripe_reap *reap);
+void pstripe_listen_work(struct pstripe_sock *lps,
+			 struct pstripe_reap *reap);
 
 /* sockopt.c */
 int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
@@ -451,5 +570,7 @@ int pstripe_getsockopt_tcp(struct sock *sk, int optname,
 void pstripe_sf_inherit(struct sock *sk, struct sock *ssk, int index);
 void pstripe_sync_opts(struct sock *sk);
 void pstripe_opts_snapshot(const struct sock *sk, struct pstripe_sf_opts *o);
+int pstripe_get_info(struct sock *sk, char __user *optval,
+		     int __user *optlen, int len);
 
 #endif /* _NET_PSOCK_PROTOCOL_H */
