@@ -13,8 +13,9 @@
 #include <uapi/linux/psock.h>
 
 #include "compat.h"
+#include "wire.h"
 
-/* Counters of /proc/net/psock, per netns (proc.c). */
+/* Counters of /proc/net/psock, per netns (mib.c). */
 enum {
 	PSTRIPE_MIB_ACTIVE_OPENS,	/* connect() completed */
 	PSTRIPE_MIB_PASSIVE_OPENS,	/* connections ready for accept() */
@@ -43,7 +44,7 @@ struct pstripe_mib {
  * @stale_timeout_ms: a subflow without progress this long is dead
  * @hello_timeout_ms: how long each side waits for the other's hello before
  *	treating the connection as plain TCP
- * @mib: counters shown in /proc/net/psock (proc.c)
+ * @mib: counters shown in /proc/net/psock (mib.c)
  */
 struct pstripe_pernet {
 	struct ctl_table_header	*sysctl_hdr;
@@ -55,17 +56,6 @@ struct pstripe_pernet {
 	int			hello_timeout_ms;
 	struct pstripe_mib __percpu *mib;
 };
-
-/* Wire format (Documentation/psock.rst, "Handshake"). */
-#define PSTRIPE_MAGIC		0x50534b54	/* "PSKT" */
-#define PSTRIPE_VERSION		1
-#define PSTRIPE_PROBE		0xa5		/* the client's urgent byte */
-#define PSTRIPE_MSG_SHELLO	1
-#define PSTRIPE_MSG_CHELLO	2
-#define PSTRIPE_MSG_JOIN	3
-#define PSTRIPE_MSG_ADDR	4	/* an announced address (after the
-					 * server hello)
-					 */
 
 /**
  * struct pstripe_addr - an address added with PSOCK_ADD_LOCAL_ADDR
@@ -79,60 +69,8 @@ struct pstripe_addr {
 	u8	addr[16];
 };
 
-/**
- * struct pstripe_hello - the one control message: server hello, client
- *	hello and join share it (40 bytes, network order)
- * @magic: PSTRIPE_MAGIC
- * @version: PSTRIPE_VERSION
- * @type: PSTRIPE_MSG_*
- * @rcmd: sender's recommended stream count (hellos)
- * @max: sender's maximum stream count (hellos)
- * @driver: sender's driver (hellos)
- * @n: the stream count the client computed (client hello); the number
- *	of address messages that follow (server hello)
- * @index: subflow index, 1..n-1 (join); 1..n (address message)
- * @family: 4 or 6 when @addr holds the data subflows' address, 0 for
- *	"the address of the control subflow" (server hello); 4 or 6
- *	(address message)
- * @port: where data subflows connect (server hello, address message)
- * @reserved: zero
- * @token: names the connection to its data subflows (server hello, join)
- * @addr: see @family
- */
-struct pstripe_hello {
-	__be32	magic;
-	u8	version;
-	u8	type;
-	u8	rcmd;
-	u8	max;
-	u8	driver;
-	u8	n;
-	u8	index;
-	u8	family;
-	__be16	port;
-	__be16	reserved;
-	__be64	token;
-	u8	addr[16];
-};
-
-/* Every block of a striped connection starts with this header. */
-struct pstripe_blkhdr {
-	__be32	seq;
-	__be32	len;
-};
-
-#define PSTRIPE_BLK_BUF		16384	/* header + payload of one block */
-#define PSTRIPE_BLK_MAX		(PSTRIPE_BLK_BUF - sizeof(struct pstripe_blkhdr))
 /* TCP_NOTSENT_LOWAT of every subflow: 8 blocks wait in TCP, no more. */
 #define PSTRIPE_SF_NOTSENT	(8 * PSTRIPE_BLK_BUF)
-
-/*
- * struct pstripe_blkhdr.len values that are not a payload length:
- * an acknowledgment (seq: the next block the sender of the ack expects)
- * and the end of the stream (seq: a block of its own, without payload).
- */
-#define PSTRIPE_LEN_ACK		0x80000000U
-#define PSTRIPE_LEN_FIN		0x40000000U
 
 /*
  * At most this many blocks are unacknowledged; a block more than this far
@@ -453,7 +391,7 @@ static inline void pstripe_mib_inc(const struct net *net, int field)
 	this_cpu_inc(pstripe_get_pernet(net)->mib->v[field]);
 }
 
-/* proc.c */
+/* mib.c */
 int pstripe_proc_init_net(struct net *net);
 void pstripe_proc_exit_net(struct net *net);
 
