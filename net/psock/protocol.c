@@ -11,11 +11,53 @@
  * leaves the host.  The module is autoloaded by socket() through the
  * net-pf-2/10-proto-259 aliases.
  *
- * The connection calls, the handshake and the data path are in stream.c.
+ * Ownership
+ * ---------
+ * A PSOCK socket owns its subflows (struct pstripe_subflow, each with a
+ * kernel TCP socket made by sock_create_kern() in the socket's netns).  A
+ * listener owns a kernel TCP listener (sf[0]), the TCP connections it has
+ * accepted but not yet classified (@pending), the connections waiting for
+ * their data subflows (@embryos) and those ready for accept() (@accept_q).
+ * A child is a full PSOCK socket made with __sock_create() in the
+ * listener's netns; accept() moves its struct sock onto the new socket.
+ *
+ * Callbacks
+ * ---------
+ * sk_data_ready, sk_write_space and sk_state_change of every TCP socket we
+ * own are replaced under write_lock_bh(sk_callback_lock) and restored the
+ * same way before the socket is released.  They run in softirq context and
+ * only wake the owner's waiters and queue the owner's work; everything that
+ * sleeps runs in process context: the caller's syscall or the work.  TCP
+ * connections accepted by our TCP listener are its clones: they restore
+ * the listener's saved callbacks, and sk_user_data is NOCOPY.
+ *
+ * Memory
+ * ------
+ * Blocks kept for resending are bounded by the send buffer and the window
+ * (PSTRIPE_WIN_BLKS, PSTRIPE_WIN_BYTES).  Received blocks the socket holds
+ * itself (reorder queue, blocks being copied into it) are charged to its
+ * sk_rmem_alloc, bounded by sk_rcvbuf (at least PSTRIPE_RCV_WIN); a peer
+ * that goes past it is reset.
  *
  * Lock order
  * ----------
- *   lock_sock(pstripe socket)  ->  lock_sock(subflow)
+ *   lock_sock(PSOCK socket)  ->  lock_sock(kernel TCP socket)
+ *
+ * A listener never locks a child while holding its own lock: children to
+ * be released are collected and released after release_sock(), and
+ * accept() drops the listener's lock before it locks the child.
+ * A subflow's sk_callback_lock (write_lock_bh() to install, change or
+ * restore the callbacks, read_lock_bh() in the callbacks) is taken under
+ * the PSOCK socket's lock, never the other way round; nothing of ours is
+ * taken under it.  pstripe_graves_lock (spin_lock_bh()) guards the
+ * graveyard list: close() takes it under the PSOCK socket's lock, the
+ * graveyard work alone; nothing is taken under it.
+ *
+ * Teardown
+ * --------
+ * close() detaches every callback under the lock (so nothing queues the
+ * work any more), sets @closing, then cancels the work synchronously
+ * without the lock and releases the TCP sockets.
  *
  * References
  * ----------
@@ -24,21 +66,834 @@
  * per-netns socket count in /proc/net/protocols ("PSOCK", "PSOCKv6") goes up
  * in ->init and down in ->destroy.
  *
- * Files: protocol.c (registration, struct proto), stream.c (socket calls,
- * handshake, data path), ctrl.c (per-netns sysctls net.psock.*), sockopt.c
- * (SOL_PSOCK options).
+ * Files (the split of net/mptcp): protocol.c (registration, struct proto,
+ * the socket calls, the work), subflow.c (subflow creation, callbacks,
+ * teardown, the graveyard), sched.c (the drivers), output.c (the send path
+ * and resends), input.c (block parsing, reordering, delivery), handshake.c
+ * (hellos, the client's handshake), pm.c (addresses, extra subflows),
+ * listener.c (the listener), sockopt.c (SOL_PSOCK options, PSOCK_INFO),
+ * ctrl.c (per-netns sysctls net.psock.*), mib.c (/proc/net/psock
+ * counters), wire.h (on-wire structures), protocol.h (internal
+ * declarations), compat.h (kernel differences).
  */
 
+#include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
 #include <net/inet_common.h>
 #include <net/ipv6.h>
 #include <net/protocol.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <net/transp_v6.h>
 
 #include "protocol.h"
+
+struct workqueue_struct *pstripe_wq;
+
+void pstripe_set_state(struct sock *sk, int state)
+{
+	/* Pairs with inet_sk_state_load() in poll() and the callbacks. */
+	smp_store_release(&sk->sk_state, state);
+}
+
+unsigned long pstripe_hello_jiffies(const struct sock *sk)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+
+	return msecs_to_jiffies(READ_ONCE(pn->hello_timeout_ms));
+}
+
+/* Data subflows may need SYN retransmissions: they get longer. */
+unsigned long pstripe_join_jiffies(const struct sock *sk)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+
+	return pstripe_hello_jiffies(sk) +
+	       2 * msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+}
+
+/* Wake every waiter of a PSOCK socket: poll, epoll, blocked calls. */
+void pstripe_wake(struct sock *sk)
+{
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_all(&wq->wait);
+	rcu_read_unlock();
+}
+
+void pstripe_kick(struct pstripe_sock *ps)
+{
+	mod_delayed_work(pstripe_wq, &ps->work, 0);
+}
+
+unsigned long pstripe_stale_jiffies(const struct sock *sk)
+{
+	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+
+	return msecs_to_jiffies(READ_ONCE(pn->stale_timeout_ms));
+}
+
+/* Release what a work run or close() collected; no lock held. */
+static void pstripe_reap_all(struct pstripe_reap *reap)
+{
+	struct pstripe_subflow *sf, *tmp;
+	struct pstripe_sock *child, *ctmp;
+
+	list_for_each_entry_safe(sf, tmp, &reap->subflows, node) {
+		list_del(&sf->node);
+		pstripe_sf_free(sf);
+	}
+	list_for_each_entry_safe(child, ctmp, &reap->children, lnode) {
+		list_del_init(&child->lnode);
+		sock_release(child->csock);
+	}
+}
+
+static void pstripe_reap_init(struct pstripe_reap *reap)
+{
+	INIT_LIST_HEAD(&reap->subflows);
+	INIT_LIST_HEAD(&reap->children);
+}
+
+/* Children leaving a listener: their subflows must stop waking it. */
+static void pstripe_reap_disown(struct pstripe_reap *reap)
+{
+	struct pstripe_sock *child;
+	int i;
+
+	list_for_each_entry(child, &reap->children, lnode) {
+		for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
+			if (child->sf[i])
+				pstripe_sf_set_owner(child->sf[i],
+						     ps_sk(child));
+	}
+}
+
+static void pstripe_work(struct work_struct *work)
+{
+	struct pstripe_sock *ps = container_of(to_delayed_work(work),
+					       struct pstripe_sock, work);
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_reap reap;
+	int i;
+
+	pstripe_reap_init(&reap);
+	lock_sock(sk);
+	if (ps->closing)
+		goto out;
+	pstripe_sync_opts(sk);
+	switch (sk->sk_state) {
+	case TCP_LISTEN:
+		pstripe_listen_work(ps, &reap);
+		pstripe_reap_disown(&reap);
+		break;
+	case TCP_SYN_SENT:
+		pstripe_connect_work(ps);
+		break;
+	case TCP_ESTABLISHED:
+		if (ps->fallback) {
+			i = pstripe_late_hello(ps);
+			if (i && i != -EAGAIN)
+				pstripe_abort(ps, -EPROTO);
+			break;
+		}
+		/*
+		 * Acks at the subflows' heads (behind copies to drop); dead
+		 * subflows; flush.
+		 */
+		for (i = 0; i < ps->nsf; i++) {
+			if (pstripe_sf_clear(ps, i)) {
+				pstripe_abort(ps, -EPROTO);
+				break;
+			}
+		}
+		pstripe_check_subflows(ps);
+		pstripe_push_all(ps);
+		pstripe_wake(sk);
+		break;
+	}
+out:
+	release_sock(sk);
+	pstripe_reap_all(&reap);
+}
+
+void pstripe_sock_init(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+
+	INIT_DELAYED_WORK(&ps->work, pstripe_work);
+	INIT_LIST_HEAD(&ps->pending);
+	INIT_LIST_HEAD(&ps->embryos);
+	INIT_LIST_HEAD(&ps->accept_q);
+	INIT_LIST_HEAD(&ps->lnode);
+	INIT_LIST_HEAD(&ps->rtx);
+	INIT_LIST_HEAD(&ps->ooo);
+	ps->rcv_cur = -1;
+	/*
+	 * Blocks stay in the send buffer until the peer acknowledges them:
+	 * as much room as TCP's largest send buffer (tcp_wmem[2]).
+	 */
+	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf,
+			      READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
+	/* The reorder queue may hold a whole window (pstripe_rblk_alloc()). */
+	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, PSTRIPE_RCV_WIN);
+}
+
+/* Subflow 0 exists once bind(), listen() or connect() ran. */
+static int pstripe_first(struct sock *sk)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err = 0;
+
+	if (ps->sf[0])
+		return 0;
+	ps->sf[0] = pstripe_sf_create(sk, 0, &err);
+	if (!ps->sf[0])
+		return err;
+	ps->nsf = 1;
+	return 0;
+}
+
+static int pstripe_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
+			int addr_len)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sk->sk_state != TCP_CLOSE || ps->sf[0])
+		goto out;
+	err = pstripe_first(sk);
+	if (err)
+		goto out;
+	err = kernel_bind(ps->sf[0]->sock, uaddr, addr_len);
+	if (err)
+		pstripe_release_subflows(ps);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int pstripe_listen(struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	err = -EINVAL;
+	if (sock->state != SS_UNCONNECTED ||
+	    (sk->sk_state != TCP_CLOSE && sk->sk_state != TCP_LISTEN))
+		goto out;
+	err = pstripe_first(sk);
+	if (err)
+		goto out;
+	pstripe_sync_opts(sk);
+	/*
+	 * The TCP listener also takes the data subflows of connections in
+	 * their handshake: room for a full set per connection.  @backlog
+	 * itself bounds the connections waiting for accept().
+	 */
+	err = kernel_listen(ps->sf[0]->sock,
+			    clamp_t(int, backlog, 1, 256) *
+			    PSOCK_STREAM_CNT_LIMIT);
+	if (err)
+		goto out;
+	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
+	pstripe_set_state(sk, TCP_LISTEN);
+	/* Connections that came in before the callbacks saw them. */
+	pstripe_kick(ps);
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int pstripe_accept_sk(struct socket *sock, struct socket *newsock,
+			     int flags)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk), *child;
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct socket *csock;
+	struct sock *csk;
+	long timeo;
+	int err = 0;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_LISTEN) {
+		err = -EINVAL;
+		goto out;
+	}
+	pstripe_sync_opts(sk);
+	timeo = sock_rcvtimeo(sk, flags & O_NONBLOCK);
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (list_empty(&ps->accept_q)) {
+		if (sk->sk_state != TCP_LISTEN) {
+			err = -EINVAL;
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo, !list_empty(&ps->accept_q) ||
+			      sk->sk_state != TCP_LISTEN, &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	if (err)
+		goto out;
+	child = list_first_entry(&ps->accept_q, struct pstripe_sock, lnode);
+	list_del_init(&child->lnode);
+	WRITE_ONCE(ps->accept_len, ps->accept_len - 1);
+	release_sock(sk);
+
+	/* The child's struct sock moves to the socket accept() returns. */
+	csk = ps_sk(child);
+	csock = child->csock;
+	lock_sock(csk);
+	child->csock = NULL;
+	sock_graft(csk, newsock);
+	csock->sk = NULL;
+	newsock->state = SS_CONNECTED;
+	pstripe_sync_opts(csk);
+	release_sock(csk);
+	sock_release(csock);
+	return 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+/* proto_ops->accept: its arguments differ between kernels (compat.h). */
+PSTRIPE_DEFINE_ACCEPT(pstripe_accept)
+
+static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
+			   int addr_len, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	long timeo;
+	int err;
+
+	lock_sock(sk);
+	switch (sock->state) {
+	case SS_CONNECTED:
+		err = -EISCONN;
+		goto out;
+	case SS_CONNECTING:
+		err = -EALREADY;
+		break;
+	default:
+		err = -EISCONN;
+		if (sk->sk_state != TCP_CLOSE)
+			goto out;
+		err = -EINVAL;
+		if (addr_len < (int)sizeof(uaddr->sa_family))
+			goto out;
+		err = pstripe_first(sk);
+		if (err)
+			goto out;
+		WRITE_ONCE(sk->sk_err, 0);
+		err = kernel_connect(ps->sf[0]->sock, uaddr, addr_len,
+				     O_NONBLOCK);
+		if (err && err != -EINPROGRESS) {
+			pstripe_release_subflows(ps);
+			goto out;
+		}
+		ps->phase = PSTRIPE_PH_TCP;
+		ps->fallback = false;
+		pstripe_set_state(sk, TCP_SYN_SENT);
+		sock->state = SS_CONNECTING;
+		pstripe_kick(ps);
+		err = -EINPROGRESS;
+		break;
+	}
+
+	timeo = sock_sndtimeo(sk, flags & O_NONBLOCK);
+	if (sk->sk_state == TCP_SYN_SENT) {
+		if (!timeo)
+			goto out;
+		add_wait_queue(sk_sleep(sk), &wait);
+		while (sk->sk_state == TCP_SYN_SENT && timeo) {
+			if (signal_pending(current)) {
+				err = sock_intr_errno(timeo);
+				break;
+			}
+			sk_wait_event(sk, &timeo,
+				      sk->sk_state != TCP_SYN_SENT, &wait);
+		}
+		remove_wait_queue(sk_sleep(sk), &wait);
+		if (sk->sk_state == TCP_SYN_SENT)
+			goto out;
+	}
+	if (sk->sk_state == TCP_CLOSE) {
+		err = sock_error(sk);
+		if (!err)
+			err = -ECONNABORTED;
+		sock->state = SS_UNCONNECTED;
+		goto out;
+	}
+	sock->state = SS_CONNECTED;
+	err = 0;
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int pstripe_getname(struct socket *sock, struct sockaddr *uaddr,
+			   int peer)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err;
+
+	lock_sock(sk);
+	if (peer && sk->sk_state != TCP_ESTABLISHED) {
+		err = -ENOTCONN;
+	} else if (ps->sf[0]) {
+		err = peer ? kernel_getpeername(ps->sf[0]->sock, uaddr) :
+			     kernel_getsockname(ps->sf[0]->sock, uaddr);
+	} else {
+		release_sock(sk);
+#if IS_ENABLED(CONFIG_IPV6)
+		if (sk->sk_family == AF_INET6)
+			return inet6_getname(sock, uaddr, peer);
+#endif
+		return inet_getname(sock, uaddr, peer);
+	}
+	release_sock(sk);
+	return err;
+}
+
+static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
+			      bool mark)
+{
+	struct sock *ssk;
+	bool ok = false;
+	int i;
+
+	if (ps->fallback) {
+		ssk = ps->sf[0]->sock->sk;
+		if (sk_stream_is_writeable(ssk))
+			return true;
+		if (mark)
+			set_bit(SOCK_NOSPACE, &ssk->sk_socket->flags);
+		return false;
+	}
+	if (!pstripe_rtx_room(ps, payload) || READ_ONCE(ps->orphans))
+		return false;
+	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
+		return pstripe_sf_usable(ps->sf[READ_ONCE(ps->rr_next)],
+					 payload, mark);
+	for (i = 0; i < ps->nsf; i++)
+		ok |= pstripe_sf_usable(ps->sf[i], payload, mark);
+	return ok;
+}
+
+static __poll_t pstripe_poll(struct file *file, struct socket *sock,
+			     poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	__poll_t mask = 0;
+	int state, shutdown;
+
+	sock_poll_wait(file, sock, wait);
+	state = inet_sk_state_load(sk);
+	shutdown = READ_ONCE(sk->sk_shutdown);
+	if (state == TCP_LISTEN)
+		return READ_ONCE(ps->accept_len) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (state == TCP_SYN_SENT || state == TCP_SYN_RECV)
+		return mask;
+	if (state != TCP_ESTABLISHED)
+		return mask | EPOLLHUP | EPOLLOUT | EPOLLWRNORM;
+
+	/* As TCP: the peer's FIN counts as RCV_SHUTDOWN. */
+	if (READ_ONCE(ps->rcv_eof) || pstripe_peer_fin(ps))
+		shutdown |= RCV_SHUTDOWN;
+	if (shutdown == SHUTDOWN_MASK)
+		mask |= EPOLLHUP;
+	if (pstripe_rcv_ready(ps))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (shutdown & RCV_SHUTDOWN)
+		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
+	if ((shutdown & SEND_SHUTDOWN) ||
+	    pstripe_snd_ready(ps, PSTRIPE_BLK_MAX, true))
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+/* A blocking call during connect() waits for its end, as TCP's do. */
+static void pstripe_wait_connected(struct sock *sk, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+
+	sock_owned_by_me(sk);
+	if (sk->sk_state != TCP_SYN_SENT || !*timeo)
+		return;
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (sk->sk_state == TCP_SYN_SENT && *timeo &&
+	       !signal_pending(current))
+		sk_wait_event(sk, timeo, sk->sk_state != TCP_SYN_SENT, &wait);
+	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
+static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int flags = msg->msg_flags;
+	size_t copied = 0;
+	long timeo;
+	int err = 0, r;
+
+	if (flags & MSG_OOB)
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	pstripe_sync_opts(sk);
+	timeo = sock_sndtimeo(sk, flags & MSG_DONTWAIT);
+	pstripe_wait_connected(sk, &timeo);
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		/* As TCP: EPIPE when not connected (or the connect error). */
+		err = sk->sk_state == TCP_SYN_SENT ? -EAGAIN : -EPIPE;
+		if (sk->sk_state == TCP_SYN_SENT && signal_pending(current))
+			err = sock_intr_errno(timeo);
+		if (sk->sk_state == TCP_CLOSE && sk->sk_err)
+			err = sock_error(sk);
+		goto out;
+	}
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (msg_data_left(msg)) {
+		if (sk->sk_err) {
+			err = sock_error(sk);
+			break;
+		}
+		if (sk->sk_shutdown & SEND_SHUTDOWN) {
+			err = -EPIPE;
+			break;
+		}
+		r = ps->fallback ? pstripe_send_plain(ps, msg) :
+				   pstripe_send_block(ps, msg);
+		if (r > 0) {
+			copied += r;
+			continue;
+		}
+		if (r != -EAGAIN) {
+			err = r;
+			break;
+		}
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		sk_wait_event(sk, &timeo,
+			      pstripe_snd_ready(ps, msg_data_left(msg), true) ||
+			      sk->sk_err ||
+			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+out:
+	release_sock(sk);
+	if (copied)
+		return copied;
+	if (err == -EPIPE && !(flags & MSG_NOSIGNAL))
+		send_sig(SIGPIPE, current, 0);
+	return err;
+}
+
+static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
+			   size_t len, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int copied = 0, err = 0, target, r;
+	long timeo;
+
+	if (flags & (MSG_OOB | MSG_ERRQUEUE))
+		return -EOPNOTSUPP;
+
+	lock_sock(sk);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	pstripe_wait_connected(sk, &timeo);
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		err = sk->sk_state == TCP_LISTEN || sk->sk_state == TCP_CLOSE ?
+		      -ENOTCONN : -EAGAIN;
+		if (sk->sk_state == TCP_SYN_SENT && signal_pending(current))
+			err = sock_intr_errno(timeo);
+		/* As TCP: a failed connect()'s error, once. */
+		if (sk->sk_state == TCP_CLOSE && sk->sk_err)
+			err = sock_error(sk);
+		goto out;
+	}
+	pstripe_sync_opts(sk);
+	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (msg_data_left(msg)) {
+		r = pstripe_recv_step(ps, msg, flags);
+		if (r > 0) {
+			copied += r;
+			if (flags & MSG_PEEK)
+				break;
+			continue;
+		}
+		if (r == 0)
+			break;
+		if (r != -EAGAIN) {
+			err = r;
+			/* Bad input from the peer: reset the connection. */
+			if (r == -EPROTO)
+				pstripe_abort(ps, r);
+			else if (!ps->fallback && !ps->nlive)
+				err = sock_error(sk) ? : r;
+			break;
+		}
+		if (copied >= target || (sk->sk_shutdown & RCV_SHUTDOWN))
+			break;
+		if (!timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(timeo);
+			break;
+		}
+		pstripe_ack_now(ps);
+		sk_wait_event(sk, &timeo, pstripe_rcv_ready(ps), &wait);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	pstripe_ack_now(ps);
+out:
+	release_sock(sk);
+	return copied ? copied : err;
+}
+
+static int pstripe_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int err = 0;
+
+	how++;	/* SHUT_RD (0) -> RCV_SHUTDOWN (1), ... */
+	if (!how || (how & ~SHUTDOWN_MASK))
+		return -EINVAL;
+
+	lock_sock(sk);
+	if (sk->sk_state != TCP_ESTABLISHED) {
+		err = -ENOTCONN;
+		goto out;
+	}
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+	if (how & SEND_SHUTDOWN) {
+		ps->snd_fin = true;
+		if (ps->fallback) {
+			kernel_sock_shutdown(ps->sf[0]->sock, SHUT_WR);
+			ps->sf[0]->fin_sent = true;
+		} else {
+			pstripe_queue_fin(ps);
+			pstripe_push_all(ps);
+		}
+	}
+	pstripe_wake(sk);
+out:
+	release_sock(sk);
+	return err;
+}
+
+/*
+ * Every data block acknowledged: @rtx empty or holding only our
+ * end-of-stream block, the last one queued (blocks leave @rtx in order; a
+ * peer that closes without reading to the end never acknowledges it).
+ * Lockless: sk_wait_event() evaluates it once after release_sock(), while
+ * the work may trim and free the blocks of @rtx, so it reads the count and
+ * never a block.
+ */
+static bool pstripe_data_acked(struct pstripe_sock *ps)
+{
+	u32 cnt = READ_ONCE(ps->rtx_cnt);
+
+	return !cnt || (ps->fin_queued && cnt == 1);
+}
+
+/*
+ * close() stays until the peer acknowledged every data block, so that the
+ * blocks of a subflow that dies meanwhile are still resent: at most the
+ * SO_LINGER time when set, else until no ack came for 4 * stale_timeout_ms
+ * (a dead path is found after one or two, its blocks resent and
+ * acknowledged after that; a slow transfer keeps making progress); at once
+ * when every subflow is gone or a signal is pending.
+ */
+static void pstripe_close_wait(struct pstripe_sock *ps)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	struct sock *sk = ps_sk(ps);
+	bool linger = sock_flag(sk, SOCK_LINGER);
+	long budget, timeo;
+	u32 una;
+
+	budget = 4 * pstripe_stale_jiffies(sk);
+	timeo = linger ? sk->sk_lingertime : budget;
+	una = ps->snd_una;
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (timeo && !pstripe_data_acked(ps) && ps->nlive &&
+	       !signal_pending(current)) {
+		sk_wait_event(sk, &timeo,
+			      pstripe_data_acked(ps) || !ps->nlive ||
+			      ps->snd_una != una, &wait);
+		/* Acks still come: the peer is reading, keep waiting. */
+		if (!linger && ps->snd_una != una) {
+			una = ps->snd_una;
+			timeo = budget;
+		}
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	/*
+	 * Given up with subflows left (not SO_LINGER of 0, which asks for
+	 * no wait): the peer went silent.
+	 */
+	if (!timeo && (!linger || sk->sk_lingertime) && ps->nlive &&
+	    !pstripe_data_acked(ps))
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_CLOSE_TIMEOUTS);
+}
+
+void pstripe_close(struct sock *sk, long timeout)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_sock *child;
+	struct pstripe_reap reap;
+	bool est;
+	int i;
+
+	pstripe_reap_init(&reap);
+	lock_sock(sk);
+	est = sk->sk_state == TCP_ESTABLISHED;
+	if (est && !ps->fallback) {
+		pstripe_queue_fin(ps);
+		pstripe_push_all(ps);
+		pstripe_close_wait(ps);
+	}
+	ps->closing = true;
+	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
+	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
+		if (ps->sf[i])
+			pstripe_sf_detach(ps->sf[i]);
+	list_splice_init(&ps->pending, &reap.subflows);
+	list_splice_init(&ps->embryos, &reap.children);
+	list_splice_init(&ps->accept_q, &reap.children);
+	WRITE_ONCE(ps->accept_len, 0);
+	list_for_each_entry(child, &reap.children, lnode) {
+		for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
+			if (child->sf[i])
+				pstripe_sf_set_owner(child->sf[i],
+						     ps_sk(child));
+	}
+	pstripe_set_state(sk, TCP_CLOSE);
+	release_sock(sk);
+
+	/* Nothing queues the work now; wait for a run in progress. */
+	cancel_delayed_work_sync(&ps->work);
+
+	lock_sock(sk);
+	if (est && !ps->fallback) {
+		bool unread = pstripe_unread(ps);
+
+		pstripe_flush_final(ps);
+		/* As TCP: a reset when data was left unread. */
+		for (i = 0; !unread && i < ps->nsf; i++) {
+			if (pstripe_sf_live(ps->sf[i])) {
+				pstripe_sf_drop_pull(ps, ps->sf[i]);
+				pstripe_grave_add(ps->sf[i]);
+				ps->sf[i] = NULL;
+			}
+		}
+	}
+	pstripe_release_subflows(ps);
+	pstripe_free_blocks(ps);
+	release_sock(sk);
+	pstripe_reap_all(&reap);
+	pstripe_wake(sk);
+	sk_common_release(sk);
+}
+
+const struct proto_ops pstripe_stream_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= inet_release,
+	.bind		= pstripe_bind,
+	.connect	= pstripe_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= pstripe_accept,
+	.getname	= pstripe_getname,
+	.poll		= pstripe_poll,
+	.ioctl		= inet_ioctl,
+	.listen		= pstripe_listen,
+	.shutdown	= pstripe_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= pstripe_sendmsg,
+	.recvmsg	= pstripe_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+#if IS_ENABLED(CONFIG_IPV6)
+const struct proto_ops pstripe6_stream_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= inet6_release,
+	.bind		= pstripe_bind,
+	.connect	= pstripe_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= pstripe_accept,
+	.getname	= pstripe_getname,
+	.poll		= pstripe_poll,
+	.ioctl		= inet6_ioctl,
+	.listen		= pstripe_listen,
+	.shutdown	= pstripe_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= pstripe_sendmsg,
+	.recvmsg	= pstripe_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+#endif
+
+int pstripe_stream_init(void)
+{
+	pstripe_wq = alloc_workqueue("psock", WQ_UNBOUND, 0);
+	return pstripe_wq ? 0 : -ENOMEM;
+}
+
+void pstripe_stream_exit(void)
+{
+	pstripe_grave_flush();
+	destroy_workqueue(pstripe_wq);
+}
 
 static int pstripe_init_sock(struct sock *sk)
 {

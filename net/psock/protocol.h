@@ -13,8 +13,9 @@
 #include <uapi/linux/psock.h>
 
 #include "compat.h"
+#include "wire.h"
 
-/* Counters of /proc/net/psock, per netns (proc.c). */
+/* Counters of /proc/net/psock, per netns (mib.c). */
 enum {
 	PSTRIPE_MIB_ACTIVE_OPENS,	/* connect() completed */
 	PSTRIPE_MIB_PASSIVE_OPENS,	/* connections ready for accept() */
@@ -43,7 +44,7 @@ struct pstripe_mib {
  * @stale_timeout_ms: a subflow without progress this long is dead
  * @hello_timeout_ms: how long each side waits for the other's hello before
  *	treating the connection as plain TCP
- * @mib: counters shown in /proc/net/psock (proc.c)
+ * @mib: counters shown in /proc/net/psock (mib.c)
  */
 struct pstripe_pernet {
 	struct ctl_table_header	*sysctl_hdr;
@@ -55,17 +56,6 @@ struct pstripe_pernet {
 	int			hello_timeout_ms;
 	struct pstripe_mib __percpu *mib;
 };
-
-/* Wire format (Documentation/psock.rst, "Handshake"). */
-#define PSTRIPE_MAGIC		0x50534b54	/* "PSKT" */
-#define PSTRIPE_VERSION		1
-#define PSTRIPE_PROBE		0xa5		/* the client's urgent byte */
-#define PSTRIPE_MSG_SHELLO	1
-#define PSTRIPE_MSG_CHELLO	2
-#define PSTRIPE_MSG_JOIN	3
-#define PSTRIPE_MSG_ADDR	4	/* an announced address (after the
-					 * server hello)
-					 */
 
 /**
  * struct pstripe_addr - an address added with PSOCK_ADD_LOCAL_ADDR
@@ -79,60 +69,8 @@ struct pstripe_addr {
 	u8	addr[16];
 };
 
-/**
- * struct pstripe_hello - the one control message: server hello, client
- *	hello and join share it (40 bytes, network order)
- * @magic: PSTRIPE_MAGIC
- * @version: PSTRIPE_VERSION
- * @type: PSTRIPE_MSG_*
- * @rcmd: sender's recommended stream count (hellos)
- * @max: sender's maximum stream count (hellos)
- * @driver: sender's driver (hellos)
- * @n: the stream count the client computed (client hello); the number
- *	of address messages that follow (server hello)
- * @index: subflow index, 1..n-1 (join); 1..n (address message)
- * @family: 4 or 6 when @addr holds the data subflows' address, 0 for
- *	"the address of the control subflow" (server hello); 4 or 6
- *	(address message)
- * @port: where data subflows connect (server hello, address message)
- * @reserved: zero
- * @token: names the connection to its data subflows (server hello, join)
- * @addr: see @family
- */
-struct pstripe_hello {
-	__be32	magic;
-	u8	version;
-	u8	type;
-	u8	rcmd;
-	u8	max;
-	u8	driver;
-	u8	n;
-	u8	index;
-	u8	family;
-	__be16	port;
-	__be16	reserved;
-	__be64	token;
-	u8	addr[16];
-};
-
-/* Every block of a striped connection starts with this header. */
-struct pstripe_blkhdr {
-	__be32	seq;
-	__be32	len;
-};
-
-#define PSTRIPE_BLK_BUF		16384	/* header + payload of one block */
-#define PSTRIPE_BLK_MAX		(PSTRIPE_BLK_BUF - sizeof(struct pstripe_blkhdr))
 /* TCP_NOTSENT_LOWAT of every subflow: 8 blocks wait in TCP, no more. */
 #define PSTRIPE_SF_NOTSENT	(8 * PSTRIPE_BLK_BUF)
-
-/*
- * struct pstripe_blkhdr.len values that are not a payload length:
- * an acknowledgment (seq: the next block the sender of the ack expects)
- * and the end of the stream (seq: a block of its own, without payload).
- */
-#define PSTRIPE_LEN_ACK		0x80000000U
-#define PSTRIPE_LEN_FIN		0x40000000U
 
 /*
  * At most this many blocks are unacknowledged; a block more than this far
@@ -413,31 +351,150 @@ static inline struct pstripe_sock *pstripe_sk(const struct sock *sk)
 	return (struct pstripe_sock *)sk;
 }
 
+/* Client handshake phases (state TCP_SYN_SENT). */
+enum {
+	PSTRIPE_PH_TCP,		/* control subflow connecting */
+	PSTRIPE_PH_SHELLO,	/* probe sent, waiting for the server hello */
+	PSTRIPE_PH_JOIN,	/* data subflows connecting */
+};
+
+/* What a listener knows of an accepted TCP connection. */
+enum {
+	PSTRIPE_PEND_FIRST,	/* nothing yet: probe, join or plain data? */
+	PSTRIPE_PEND_CHELLO,	/* server hello sent, waiting for the client's */
+};
+
+/* pstripe_sock.rcv_cur: block rcv_seq is at the head of the reorder queue */
+#define PSTRIPE_CUR_OOO		PSOCK_STREAM_CNT_LIMIT
+
+/* Re-check of pending handshakes while nothing else wakes the work. */
+#define PSTRIPE_POLL_JIFFIES	(HZ / 20)
+
+/* Things a work run releases once it has dropped the socket lock. */
+struct pstripe_reap {
+	struct list_head	subflows;	/* struct pstripe_subflow.node */
+	struct list_head	children;	/* struct pstripe_sock.lnode */
+};
+
+static inline struct sock *ps_sk(struct pstripe_sock *ps)
+{
+	return &ps->isk.sk;
+}
+
 /* ctrl.c */
 struct pstripe_pernet *pstripe_get_pernet(const struct net *net);
+int pstripe_ctrl_init(void);
+void pstripe_ctrl_exit(void);
 
 static inline void pstripe_mib_inc(const struct net *net, int field)
 {
 	this_cpu_inc(pstripe_get_pernet(net)->mib->v[field]);
 }
 
-/* proc.c */
+/* mib.c */
 int pstripe_proc_init_net(struct net *net);
 void pstripe_proc_exit_net(struct net *net);
-int pstripe_ctrl_init(void);
-void pstripe_ctrl_exit(void);
 
-/* stream.c */
+/* protocol.c */
 extern const struct proto_ops pstripe_stream_ops;
 #if IS_ENABLED(CONFIG_IPV6)
 extern const struct proto_ops pstripe6_stream_ops;
 #endif
 void pstripe_sock_init(struct pstripe_sock *ps);
 void pstripe_close(struct sock *sk, long timeout);
-int pstripe_get_info(struct sock *sk, char __user *optval,
-		     int __user *optlen, int len);
 int pstripe_stream_init(void);
 void pstripe_stream_exit(void);
+extern struct workqueue_struct *pstripe_wq;
+void pstripe_set_state(struct sock *sk, int state);
+unsigned long pstripe_hello_jiffies(const struct sock *sk);
+unsigned long pstripe_join_jiffies(const struct sock *sk);
+void pstripe_wake(struct sock *sk);
+void pstripe_kick(struct pstripe_sock *ps);
+unsigned long pstripe_stale_jiffies(const struct sock *sk);
+
+/* subflow.c */
+void pstripe_sf_set_owner(struct pstripe_subflow *sf, struct sock *owner);
+void pstripe_sf_detach(struct pstripe_subflow *sf);
+struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
+					  int *errp);
+struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
+					struct sock *owner);
+void pstripe_sf_free(struct pstripe_subflow *sf);
+int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
+		    size_t len, int flags);
+int pstripe_sf_recv(struct pstripe_subflow *sf, void *buf, size_t len,
+		    int flags);
+int pstripe_sf_state(const struct pstripe_subflow *sf);
+bool pstripe_sf_readable(const struct pstripe_subflow *sf);
+bool pstripe_sf_readable_data(const struct pstripe_subflow *sf);
+bool pstripe_sf_live(const struct pstripe_subflow *sf);
+void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err);
+void pstripe_abort(struct pstripe_sock *ps, int err);
+void pstripe_release_subflows(struct pstripe_sock *ps);
+void pstripe_check_subflows(struct pstripe_sock *ps);
+void pstripe_grave_add(struct pstripe_subflow *sf);
+void pstripe_grave_flush(void);
+
+/* sched.c */
+bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
+		       bool mark);
+int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any);
+int pstripe_pick_ack(struct pstripe_sock *ps);
+void pstripe_rr_advance(struct pstripe_sock *ps, int i);
+struct pstripe_blk *pstripe_tail_pick(struct pstripe_sock *ps, int j);
+
+/* output.c */
+bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload);
+int pstripe_got_ack(struct pstripe_sock *ps, u32 ack);
+void pstripe_push_all(struct pstripe_sock *ps);
+void pstripe_queue_fin(struct pstripe_sock *ps);
+void pstripe_free_blocks(struct pstripe_sock *ps);
+int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg);
+int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg);
+void pstripe_ack_now(struct pstripe_sock *ps);
+void pstripe_flush_final(struct pstripe_sock *ps);
+
+/* input.c */
+struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
+				       u32 len);
+void pstripe_rblk_free(struct pstripe_sock *ps, struct pstripe_blk *blk);
+void pstripe_sf_drop_pull(struct pstripe_sock *ps,
+			  struct pstripe_subflow *sf);
+bool pstripe_rcv_ready(struct pstripe_sock *ps);
+bool pstripe_peer_fin(struct pstripe_sock *ps);
+int pstripe_sf_clear(struct pstripe_sock *ps, int i);
+int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
+		      int flags);
+bool pstripe_unread(struct pstripe_sock *ps);
+
+/* handshake.c */
+bool pstripe_hello_prefix(const u8 *buf, int len, int type);
+void pstripe_established(struct pstripe_sock *ps);
+int pstripe_late_hello(struct pstripe_sock *ps);
+bool pstripe_late_ready(const struct pstripe_sock *ps);
+void pstripe_connect_work(struct pstripe_sock *ps);
+int pstripe_send_server_hello(struct pstripe_sock *lps,
+			      struct pstripe_subflow *sf);
+void pstripe_pending_chello(struct pstripe_sock *lps,
+			    struct pstripe_subflow *sf,
+			    struct pstripe_reap *reap);
+
+/* pm.c */
+int pstripe_open_data_subflows(struct pstripe_sock *ps,
+			       const struct pstripe_hello *msgs);
+bool pstripe_addr_msg_sane(struct pstripe_sock *ps,
+			   const struct pstripe_hello *m, int index);
+
+/* listener.c */
+void pstripe_child_ready(struct pstripe_sock *lps,
+			 struct pstripe_sock *child);
+struct pstripe_sock *pstripe_child_adopt(struct pstripe_sock *lps,
+					 struct pstripe_subflow *sf);
+void pstripe_pending_plain(struct pstripe_sock *lps,
+			   struct pstripe_subflow *sf,
+			   struct pstripe_reap *reap);
+void pstripe_listen_work(struct pstripe_sock *lps,
+			 struct pstripe_reap *reap);
 
 /* sockopt.c */
 int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
@@ -451,5 +508,7 @@ int pstripe_getsockopt_tcp(struct sock *sk, int optname,
 void pstripe_sf_inherit(struct sock *sk, struct sock *ssk, int index);
 void pstripe_sync_opts(struct sock *sk);
 void pstripe_opts_snapshot(const struct sock *sk, struct pstripe_sf_opts *o);
+int pstripe_get_info(struct sock *sk, char __user *optval,
+		     int __user *optlen, int len);
 
 #endif /* _NET_PSOCK_PROTOCOL_H */

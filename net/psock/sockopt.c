@@ -20,7 +20,7 @@
  * subflows are clones of the TCP listener, which is the listening PSOCK
  * socket's subflow 0: they start with its values.
  *
- * Lock order: the PSOCK socket, then a subflow's socket lock.
+ * Lock order: see the note at the top of protocol.c.
  */
 
 #include <linux/tcp.h>
@@ -342,6 +342,101 @@ int pstripe_getsockopt_tcp(struct sock *sk, int optname,
 	len = min_t(int, len, sizeof(int));
 	val = READ_ONCE(pstripe_sk(sk)->nodelay);
 	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * Addresses come from the socket itself, not getpeername(): a subflow
+ * that went through TIME_WAIT is in TCP_CLOSE, where getpeername() fails,
+ * but it still names its ends.
+ */
+static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
+			    struct psock_subflow_info *si)
+{
+	struct sock *ssk = sf->sock->sk;
+	struct inet_sock *inet = inet_sk(ssk);
+	struct tcp_sock *tp = tcp_sk(ssk);
+
+	memset(si, 0, sizeof(*si));
+	si->index = sf->index;
+	si->bytes_sent = sf->bytes_sent;
+	si->bytes_received = sf->bytes_received;
+	si->family = sk->sk_family;
+	lock_sock(ssk);
+	si->state = ssk->sk_state;
+	si->total_retrans = tp->total_retrans;
+	si->snd_cwnd = tcp_snd_cwnd(tp);
+	si->srtt_us = tp->srtt_us >> 3;
+	si->snd_buf = READ_ONCE(ssk->sk_sndbuf);
+	si->rcv_buf = READ_ONCE(ssk->sk_rcvbuf);
+	si->mark = READ_ONCE(ssk->sk_mark);
+	si->priority = READ_ONCE(ssk->sk_priority);
+	si->nodelay = !!(tp->nonagle & TCP_NAGLE_OFF);
+	si->local_port = ntohs(inet->inet_sport);
+	si->remote_port = ntohs(inet->inet_dport);
+	memcpy(si->local_addr, &inet->inet_rcv_saddr, 4);
+	memcpy(si->remote_addr, &inet->inet_daddr, 4);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (ssk->sk_family == AF_INET6) {
+		memcpy(si->local_addr, &ssk->sk_v6_rcv_saddr, 16);
+		memcpy(si->remote_addr, &ssk->sk_v6_daddr, 16);
+	}
+#endif
+	release_sock(ssk);
+}
+
+int pstripe_get_info(struct sock *sk, char __user *optval,
+		     int __user *optlen, int len)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct psock_subflow_info si;
+	struct psock_info info;
+	unsigned int copy;
+	int i, filled = 0;
+
+	if (len < (int)sizeof(info))
+		return -EINVAL;
+	if (copy_from_user(&info, optval, sizeof(info)))
+		return -EFAULT;
+	copy = min_t(unsigned int, info.size_user, sizeof(si));
+
+	lock_sock(sk);
+	pstripe_sync_opts(sk);
+	info.num = 0;
+	for (i = 0; sk->sk_state != TCP_LISTEN && i < ps->nsf; i++)
+		info.num += pstripe_sf_live(ps->sf[i]);
+	info.size_kernel = sizeof(si);
+	info.size_user = copy;
+	info.flags = 0;
+	info.stream_cnt = 0;
+	info.driver = ps->driver;
+	if (sk->sk_state == TCP_ESTABLISHED) {
+		info.flags |= PSOCK_INFO_ESTABLISHED;
+		info.stream_cnt = ps->stream_cnt;
+		info.driver = ps->neg_driver;
+		if (ps->fallback)
+			info.flags |= PSOCK_INFO_FALLBACK;
+	}
+	for (i = 0; copy && info.num && i < ps->nsf; i++) {
+		int off = sizeof(info) + filled * info.size_user;
+
+		/* Entries are size_user bytes apart, as the caller laid out. */
+		if (len - off < (int)copy)
+			break;
+		if (!pstripe_sf_live(ps->sf[i]))
+			continue;
+		pstripe_sf_info(sk, ps->sf[i], &si);
+		if (copy_to_user(optval + off, &si, copy)) {
+			release_sock(sk);
+			return -EFAULT;
+		}
+		filled++;
+	}
+	release_sock(sk);
+
+	len = sizeof(info) + (filled ? (filled - 1) * info.size_user + copy : 0);
+	if (copy_to_user(optval, &info, sizeof(info)) || put_user(len, optlen))
 		return -EFAULT;
 	return 0;
 }

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PSOCK handshake: the hello messages, the client's handshake and its
+ * fallback to plain TCP, the server hello and the client hello on the
+ * server side.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/inet_common.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/transp_v6.h>
+
+#include "protocol.h"
+
+static void pstripe_hello_fill(struct pstripe_sock *ps, struct pstripe_hello *h,
+			       int type)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = htonl(PSTRIPE_MAGIC);
+	h->version = PSTRIPE_VERSION;
+	h->type = type;
+	h->rcmd = ps->rcmd_stream_cnt;
+	h->max = ps->max_stream_cnt;
+	h->driver = ps->driver;
+}
+
+/* Do the first @len bytes of @buf agree with a message of @type? */
+bool pstripe_hello_prefix(const u8 *buf, int len, int type)
+{
+	u8 want[6];
+	__be32 magic = htonl(PSTRIPE_MAGIC);
+
+	memcpy(want, &magic, 4);
+	want[4] = PSTRIPE_VERSION;
+	want[5] = type;
+	return !memcmp(buf, want, min_t(int, len, sizeof(want)));
+}
+
+static bool pstripe_hello_sane(const struct pstripe_hello *h)
+{
+	return h->rcmd >= 1 && h->rcmd <= PSOCK_STREAM_CNT_LIMIT &&
+	       h->max >= 1 && h->max <= PSOCK_STREAM_CNT_LIMIT &&
+	       h->driver <= PSOCK_DRIVER_MAX;
+}
+
+/* The seed paper's rule; the driver is round-robin only if both ask. */
+static void pstripe_negotiate(struct pstripe_sock *ps,
+			      const struct pstripe_hello *peer)
+{
+	int n = max_t(int, ps->rcmd_stream_cnt, peer->rcmd);
+
+	n = min_t(int, n, ps->max_stream_cnt);
+	ps->stream_cnt = min_t(int, n, peer->max);
+	ps->neg_driver = min_t(int, ps->driver, peer->driver);
+}
+
+static void pstripe_connect_fail(struct pstripe_sock *ps, int err)
+{
+	struct sock *sk = ps_sk(ps);
+
+	if (err == -EPROTO)
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_HANDSHAKE_FAILS);
+	WRITE_ONCE(sk->sk_err, -err);
+	pstripe_release_subflows(ps);
+	pstripe_set_state(sk, TCP_CLOSE);
+	pstripe_wake(sk);
+}
+
+void pstripe_established(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+
+	if (ps->fallback) {
+		ps->stream_cnt = 1;
+		ps->neg_driver = PSOCK_DRIVER_POLL_ALL;
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_FALLBACKS);
+	}
+	/* A child keeps the socket it was made with until accept(). */
+	pstripe_mib_inc(sock_net(sk), ps->csock ? PSTRIPE_MIB_PASSIVE_OPENS :
+						  PSTRIPE_MIB_ACTIVE_OPENS);
+	ps->rcv_cur = -1;
+	ps->nlive = ps->nsf;
+	pstripe_set_state(sk, TCP_ESTABLISHED);
+	pstripe_wake(sk);
+}
+
+/*
+ * The server hello and its @msgs[0].n address messages are all there:
+ * consume them, answer, then open the data subflows.
+ */
+static int pstripe_client_hello(struct pstripe_sock *ps,
+				struct pstripe_hello *msgs)
+{
+	struct pstripe_subflow *sf0 = ps->sf[0];
+	struct pstripe_hello *h = &msgs[0], c;
+	int r, i, len = (1 + h->n) * sizeof(*h);
+
+	r = pstripe_sf_recv(sf0, msgs, len, 0);
+	if (r != len)
+		return r < 0 ? r : -EPROTO;
+	if (!pstripe_hello_sane(h))
+		return -EPROTO;
+	for (i = 1; i <= h->n; i++)
+		if (!pstripe_addr_msg_sane(ps, &msgs[i], i))
+			return -EPROTO;
+	pstripe_negotiate(ps, h);
+	ps->token = be64_to_cpu(h->token);
+
+	pstripe_hello_fill(ps, &c, PSTRIPE_MSG_CHELLO);
+	c.n = ps->stream_cnt;
+	c.token = h->token;
+	r = pstripe_sf_send(sf0, &c, sizeof(c), 0);
+	if (r != sizeof(c))
+		return r < 0 ? r : -EPROTO;
+	if (ps->stream_cnt == 1)
+		return 0;
+	ps->phase = PSTRIPE_PH_JOIN;
+	return pstripe_open_data_subflows(ps, msgs);
+}
+
+static void pstripe_fallback(struct pstripe_sock *ps)
+{
+	ps->fallback = true;
+	pstripe_established(ps);
+}
+
+/*
+ * The hello timeout expired with nothing received: plain TCP, but if the
+ * server speaks PSOCK its hello is on the way.  That hello is consumed
+ * when it comes (pstripe_late_hello()), and the server learns of the
+ * fallback, so that both ends agree.
+ */
+static void pstripe_fallback_late(struct pstripe_sock *ps)
+{
+	WRITE_ONCE(ps->late_hello, true);
+	pstripe_fallback(ps);
+}
+
+static void pstripe_late_done(struct pstripe_sock *ps)
+{
+	WRITE_ONCE(ps->late_need, 0);
+	WRITE_ONCE(ps->late_hello, false);
+}
+
+/*
+ * After pstripe_fallback_late(), at the first bytes of the server: a whole
+ * server hello (with its address messages) is consumed and, unless the
+ * application has sent something already (the server then took the
+ * connection for plain TCP at that data), answered with a client hello of
+ * n = 0: "I fell back".  Anything else is the application's.  0: go on,
+ * -EAGAIN: part of a hello is there, not all of it.
+ */
+int pstripe_late_hello(struct pstripe_sock *ps)
+{
+	struct pstripe_hello msgs[1 + PSOCK_ADDR_MAX], c;
+	struct pstripe_subflow *sf0 = ps->sf[0];
+	int r, len = sizeof(msgs[0]);
+
+	sock_owned_by_me(ps_sk(ps));
+	if (!ps->late_hello)
+		return 0;
+	r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
+	if (r == -EAGAIN)
+		return 0;
+	if (r <= 0 ||
+	    !pstripe_hello_prefix((u8 *)msgs, r, PSTRIPE_MSG_SHELLO) ||
+	    (r >= len && msgs[0].n > PSOCK_ADDR_MAX))
+		goto done;
+	if (r >= len)
+		len = (1 + msgs[0].n) * sizeof(msgs[0]);
+	if (r < len) {
+		WRITE_ONCE(ps->late_need, len);
+		return -EAGAIN;
+	}
+	r = pstripe_sf_recv(sf0, msgs, len, 0);
+	if (r != len)
+		return r < 0 ? r : -EPROTO;
+	if (!ps->plain_sent) {
+		pstripe_hello_fill(ps, &c, PSTRIPE_MSG_CHELLO);
+		c.n = 0;
+		c.token = msgs[0].token;
+		r = pstripe_sf_send(sf0, &c, sizeof(c), 0);
+		if (r != sizeof(c))
+			return r < 0 ? r : -EPROTO;
+	}
+done:
+	pstripe_late_done(ps);
+	return 0;
+}
+
+/* Lockless (poll, sk_wait_event): is all of a late hello seen in part there? */
+bool pstripe_late_ready(const struct pstripe_sock *ps)
+{
+	const struct sock *ssk = ps->sf[0]->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 need = READ_ONCE(ps->late_need);
+
+	return !need ||
+	       READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq) >= need ||
+	       (READ_ONCE(ssk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(ssk->sk_err);
+}
+
+void pstripe_connect_work(struct pstripe_sock *ps)
+{
+	struct pstripe_subflow *sf0 = ps->sf[0];
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_hello h, msgs[1 + PSOCK_ADDR_MAX];
+	u8 probe = PSTRIPE_PROBE;
+	int st, r, i, done;
+
+	switch (ps->phase) {
+	case PSTRIPE_PH_TCP:
+		st = pstripe_sf_state(sf0);
+		if (st == TCP_SYN_SENT || st == TCP_SYN_RECV)
+			return;
+		if (st != TCP_ESTABLISHED && st != TCP_CLOSE_WAIT) {
+			r = sock_error(sf0->sock->sk);
+			pstripe_connect_fail(ps, r ? r : -ECONNREFUSED);
+			return;
+		}
+		/*
+		 * One urgent byte says "I speak PSOCK": a plain TCP server
+		 * never sees it in its stream (unless it set SO_OOBINLINE).
+		 */
+		r = pstripe_sf_send(sf0, &probe, 1, MSG_OOB);
+		if (r != 1) {
+			pstripe_connect_fail(ps, r < 0 ? r : -EPROTO);
+			return;
+		}
+		ps->phase = PSTRIPE_PH_SHELLO;
+		ps->deadline = jiffies + pstripe_hello_jiffies(sk);
+		fallthrough;
+	case PSTRIPE_PH_SHELLO:
+		r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
+		if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)msgs, r,
+							      PSTRIPE_MSG_SHELLO))) {
+			/* The server spoke first, or closed: plain TCP. */
+			pstripe_fallback(ps);
+			return;
+		}
+		if (r >= (int)sizeof(h) && msgs[0].n > PSOCK_ADDR_MAX) {
+			pstripe_connect_fail(ps, -EPROTO);
+			return;
+		}
+		if (r >= (int)sizeof(h) &&
+		    r >= (1 + msgs[0].n) * (int)sizeof(h)) {
+			r = pstripe_client_hello(ps, msgs);
+			if (r) {
+				pstripe_connect_fail(ps, r);
+				return;
+			}
+			if (ps->stream_cnt == 1) {
+				pstripe_established(ps);
+				return;
+			}
+			break;
+		}
+		if (r < 0 && r != -EAGAIN) {
+			pstripe_connect_fail(ps, r);
+			return;
+		}
+		if (time_after_eq(jiffies, ps->deadline)) {
+			pstripe_fallback_late(ps);
+			return;
+		}
+		queue_delayed_work(pstripe_wq, &ps->work,
+				   ps->deadline - jiffies);
+		return;
+	case PSTRIPE_PH_JOIN:
+		break;
+	}
+
+	/* PSTRIPE_PH_JOIN: each data subflow sends its join once connected. */
+	done = 0;
+	for (i = 1; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (sf->join_sent) {
+			done++;
+			continue;
+		}
+		st = pstripe_sf_state(sf);
+		if (st == TCP_SYN_SENT)
+			continue;
+		if (st != TCP_ESTABLISHED) {
+			r = sock_error(sf->sock->sk);
+			pstripe_connect_fail(ps, r ? r : -ECONNRESET);
+			return;
+		}
+		pstripe_hello_fill(ps, &h, PSTRIPE_MSG_JOIN);
+		h.n = ps->stream_cnt;
+		h.index = i;
+		h.token = cpu_to_be64(ps->token);
+		r = pstripe_sf_send(sf, &h, sizeof(h), 0);
+		if (r != sizeof(h)) {
+			pstripe_connect_fail(ps, r < 0 ? r : -EPROTO);
+			return;
+		}
+		sf->join_sent = true;
+		done++;
+	}
+	if (done == ps->stream_cnt - 1)
+		pstripe_established(ps);
+}
+
+int pstripe_send_server_hello(struct pstripe_sock *lps,
+			      struct pstripe_subflow *sf)
+{
+	struct pstripe_hello msgs[1 + PSOCK_ADDR_MAX], *h = &msgs[0];
+	struct sockaddr_storage ss;
+	int r, i, len;
+
+	pstripe_hello_fill(lps, h, PSTRIPE_MSG_SHELLO);
+	sf->token = get_random_u64();
+	h->token = cpu_to_be64(sf->token);
+	r = kernel_getsockname(lps->sf[0]->sock, (struct sockaddr *)&ss);
+	if (r < 0)
+		return r;
+	if (ss.ss_family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		h->port = sin->sin_port;
+		if (sin->sin_addr.s_addr != htonl(INADDR_ANY)) {
+			h->family = 4;
+			memcpy(h->addr, &sin->sin_addr, 4);
+		}
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		h->port = sin6->sin6_port;
+		if (!ipv6_addr_any(&sin6->sin6_addr)) {
+			h->family = 6;
+			memcpy(h->addr, &sin6->sin6_addr, 16);
+		}
+	}
+	/* The announced addresses follow, one message each. */
+	h->n = lps->nladdr;
+	for (i = 1; i <= lps->nladdr; i++) {
+		const struct pstripe_addr *a = &lps->laddr[i - 1];
+
+		memset(&msgs[i], 0, sizeof(msgs[i]));
+		msgs[i].magic = htonl(PSTRIPE_MAGIC);
+		msgs[i].version = PSTRIPE_VERSION;
+		msgs[i].type = PSTRIPE_MSG_ADDR;
+		msgs[i].index = i;
+		msgs[i].family = a->family;
+		msgs[i].port = a->port ? a->port : h->port;
+		memcpy(msgs[i].addr, a->addr, sizeof(a->addr));
+	}
+	len = (1 + lps->nladdr) * sizeof(*h);
+	r = pstripe_sf_send(sf, msgs, len, 0);
+	return r == len ? 0 : (r < 0 ? r : -EPROTO);
+}
+
+/* The client hello completes a PSOCK connection's control subflow. */
+void pstripe_pending_chello(struct pstripe_sock *lps,
+			    struct pstripe_subflow *sf,
+			    struct pstripe_reap *reap)
+{
+	struct pstripe_sock *child;
+	struct pstripe_hello h;
+
+	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h) ||
+	    be64_to_cpu(h.token) != sf->token)
+		goto refuse;
+	if (!h.n) {
+		/* The client fell back on its timeout, before our hello. */
+		pstripe_pending_plain(lps, sf, reap);
+		return;
+	}
+	if (!pstripe_hello_sane(&h))
+		goto refuse;
+	child = pstripe_child_adopt(lps, sf);
+	if (!child)
+		goto refuse;
+	pstripe_negotiate(child, &h);
+	child->token = sf->token;
+	if (h.n != child->stream_cnt) {
+		/* Both sides must compute the same count. */
+		pstripe_mib_inc(sock_net(ps_sk(lps)),
+				PSTRIPE_MIB_HANDSHAKE_FAILS);
+		list_add(&child->lnode, &reap->children);
+		return;
+	}
+	if (child->stream_cnt == 1) {
+		pstripe_child_ready(lps, child);
+		return;
+	}
+	sf->deadline = jiffies + pstripe_join_jiffies(ps_sk(lps));
+	list_add_tail(&child->lnode, &lps->embryos);
+	return;
+refuse:
+	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
+	sock_no_linger(sf->sock->sk);
+	list_move(&sf->node, &reap->subflows);
+}

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PSOCK receive path: parsing block headers on the subflows, the reorder
+ * queue, and delivering the stream to recvmsg() in order.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/inet_common.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/transp_v6.h>
+
+#include "protocol.h"
+
+/*
+ * Received blocks kept by the PSOCK socket itself (the reorder queue and
+ * the block being copied into it) are charged to its sk_rmem_alloc.  The
+ * limit is sk_rcvbuf, never less than what a peer keeping to the window
+ * can make us hold (PSTRIPE_RCV_WIN): past it the peer is broken, and
+ * -EPROTO resets the connection.
+ */
+struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
+				       u32 len)
+{
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_blk *blk;
+	size_t size = struct_size(blk, data, len);
+	size_t limit = max_t(size_t, READ_ONCE(sk->sk_rcvbuf), PSTRIPE_RCV_WIN);
+
+	if (atomic_read(&sk->sk_rmem_alloc) + size > limit)
+		return ERR_PTR(-EPROTO);
+	blk = kmalloc(size, GFP_KERNEL);
+	if (!blk)
+		return ERR_PTR(-ENOMEM);
+	atomic_add(size, &sk->sk_rmem_alloc);
+	blk->size = len;
+	return blk;
+}
+
+void pstripe_rblk_free(struct pstripe_sock *ps, struct pstripe_blk *blk)
+{
+	if (!blk)
+		return;
+	atomic_sub(struct_size(blk, data, blk->size), &ps_sk(ps)->sk_rmem_alloc);
+	kfree(blk);
+}
+
+/* Drop the block @sf was copying into the reorder queue. */
+void pstripe_sf_drop_pull(struct pstripe_sock *ps,
+			  struct pstripe_subflow *sf)
+{
+	pstripe_rblk_free(ps, sf->pull);
+	sf->pull = NULL;
+}
+
+/*
+ * Read the header at the head of subflow @i unless one is known; acks
+ * are taken on the way.  0 when a header is known or nothing more can be
+ * read now (the subflow may have been killed); <0 a protocol error.
+ */
+static int pstripe_sf_parse(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct pstripe_blkhdr *bh;
+	u32 seq, len;
+	s32 d;
+	int r;
+
+	while (pstripe_sf_live(sf) && !sf->hdr_valid && !sf->eof) {
+		r = pstripe_sf_recv(sf, sf->hdr + sf->hdr_got,
+				    sizeof(sf->hdr) - sf->hdr_got, 0);
+		if (r == -EAGAIN)
+			return 0;
+		if (r < 0) {
+			pstripe_sf_kill(ps, i, r);
+			return 0;
+		}
+		if (r == 0) {
+			if (sf->hdr_got)
+				return -EPROTO;
+			WRITE_ONCE(sf->eof, true);
+			return 0;
+		}
+		sf->hdr_got += r;
+		if (sf->hdr_got < sizeof(sf->hdr))
+			continue;
+		sf->hdr_got = 0;
+		bh = (struct pstripe_blkhdr *)sf->hdr;
+		seq = ntohl(bh->seq);
+		len = ntohl(bh->len);
+		if (len == PSTRIPE_LEN_ACK) {
+			r = pstripe_got_ack(ps, seq);
+			if (r)
+				return r;
+			continue;
+		}
+		if (len != PSTRIPE_LEN_FIN && (!len || len > PSTRIPE_BLK_MAX))
+			return -EPROTO;
+		d = seq - ps->rcv_seq;
+		if (d >= PSTRIPE_WIN_BLKS || d < -PSTRIPE_WIN_BLKS)
+			return -EPROTO;		/* out of the window */
+		sf->blk_seq = seq;
+		sf->blk_fin = len == PSTRIPE_LEN_FIN;
+		sf->blk_len = sf->blk_fin ? 0 : len;
+		sf->blk_rem = sf->blk_len;
+		sf->dup = d < 0;
+		WRITE_ONCE(sf->hdr_valid, true);
+		/* As BlocksSent: data blocks, not the end of the stream. */
+		if (!sf->blk_fin)
+			pstripe_mib_inc(sock_net(ps_sk(ps)),
+					PSTRIPE_MIB_BLOCKS_RECEIVED);
+	}
+	return 0;
+}
+
+/* Can recv() make progress?  Lockless for poll(); exact under the lock. */
+bool pstripe_rcv_ready(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+	int i, cur;
+
+	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	    READ_ONCE(ps->rcv_eof))
+		return true;
+	if (ps->fallback)
+		return pstripe_sf_readable(ps->sf[0]) && pstripe_late_ready(ps);
+	cur = READ_ONCE(ps->rcv_cur);
+	if (cur == PSTRIPE_CUR_OOO)
+		return true;
+	/*
+	 * The current block's subflow, or another one: headers to read,
+	 * later blocks to pull, copies to drop, a resent copy of the
+	 * current block when its subflow went silent.
+	 */
+	for (i = 0; i < ps->nsf; i++) {
+		if (pstripe_sf_live(ps->sf[i]) &&
+		    !READ_ONCE(ps->sf[i]->eof) &&
+		    pstripe_sf_readable(ps->sf[i]))
+			return true;
+	}
+	return !READ_ONCE(ps->nlive);
+}
+
+/* Every subflow got the peer's FIN. */
+bool pstripe_peer_fin(struct pstripe_sock *ps)
+{
+	int i;
+
+	if (READ_ONCE(ps->rcv_fin_known))
+		return true;
+	for (i = 0; i < ps->nsf; i++)
+		if (pstripe_sf_live(ps->sf[i]) &&
+		    !(READ_ONCE(ps->sf[i]->sock->sk->sk_shutdown) &
+		      RCV_SHUTDOWN))
+			return false;
+	return ps->nsf > 0;
+}
+
+/* Drop @n bytes of subflow @i: 0 when done, -EAGAIN, or it was killed. */
+static int pstripe_sf_drop(struct pstripe_sock *ps, int i, u32 n)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	u8 scratch[256];
+	int r;
+
+	while (n) {
+		r = pstripe_sf_recv(sf, scratch, min_t(u32, n, sizeof(scratch)),
+				    0);
+		if (r == -EAGAIN)
+			return r;
+		if (r <= 0) {
+			if (r == 0)
+				return -EPROTO;	/* FIN inside a block */
+			pstripe_sf_kill(ps, i, r);
+			return 0;
+		}
+		n -= r;
+		sf->blk_rem -= r;
+	}
+	return 0;
+}
+
+static bool pstripe_ooo_has(struct pstripe_sock *ps, u32 seq)
+{
+	struct pstripe_blk *blk;
+
+	list_for_each_entry(blk, &ps->ooo, node)
+		if (blk->seq == seq)
+			return true;
+	return false;
+}
+
+static int pstripe_sf_pull(struct pstripe_sock *ps, int i);
+
+/*
+ * Read the headers at the head of subflow @i, finish a block being copied
+ * into the reorder queue and drop the copies of blocks already delivered
+ * or kept that come first.  The work does it
+ * too, not only the reader: acknowledgements queued behind such a copy
+ * must be seen even when nobody reads (the whole stream was read, or the
+ * application is busy writing).
+ */
+int pstripe_sf_clear(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	int r;
+
+	for (;;) {
+		r = pstripe_sf_parse(ps, i);
+		if (r || !pstripe_sf_live(sf) || !sf->hdr_valid)
+			return r;
+		/*
+		 * A block half copied into the reorder queue: finish it (a
+		 * copy of it may have been delivered meanwhile, and the reader
+		 * may be done), it is what hides the rest.
+		 */
+		if (sf->pull) {
+			r = pstripe_sf_pull(ps, i);
+			if (r == -EAGAIN || (!r && sf->pull))
+				return 0;
+			if (r)
+				return r;
+			continue;
+		}
+		if (!sf->dup && (s32)(sf->blk_seq - ps->rcv_seq) >= 0 &&
+		    !pstripe_ooo_has(ps, sf->blk_seq))
+			return 0;
+		r = pstripe_sf_drop(ps, i, sf->blk_rem);
+		if (r == -EAGAIN)
+			return 0;
+		if (r || !pstripe_sf_live(sf))
+			return r;
+		WRITE_ONCE(sf->hdr_valid, false);
+	}
+}
+
+/*
+ * Keep @blk for later unless it is a copy of one delivered or kept, or of
+ * the block the reader is taking from a subflow right now: kept, that copy
+ * would make pstripe_sf_clear() drop the rest of the one being read, and
+ * stay at the head of the queue once the reader has moved on, hiding every
+ * later block.
+ */
+static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
+{
+	struct pstripe_blk *pos;
+
+	if ((s32)(blk->seq - ps->rcv_seq) < 0 ||
+	    (blk->seq == ps->rcv_seq && ps->rcv_cur >= 0) ||
+	    pstripe_ooo_has(ps, blk->seq)) {
+		pstripe_rblk_free(ps, blk);
+		return;
+	}
+	list_for_each_entry(pos, &ps->ooo, node) {
+		if ((s32)(pos->seq - blk->seq) > 0)
+			break;
+	}
+	list_add_tail(&blk->node, &pos->node);
+	ps->ooo_cnt++;
+}
+
+/*
+ * Block @rcv_seq is at the head of no subflow: copy the block at the head
+ * of subflow @i (a later one) into the reorder queue, so that what is
+ * behind it comes within reach.  0: progress, -EAGAIN: not now.
+ */
+static int pstripe_sf_pull(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct pstripe_blk *blk = sf->pull;
+	bool got = false;
+	int r;
+
+	if (!blk) {
+		blk = pstripe_rblk_alloc(ps, sf->blk_len);
+		if (IS_ERR(blk))
+			return PTR_ERR(blk);
+		blk->seq = sf->blk_seq;
+		blk->fin = sf->blk_fin;
+		blk->sf = i;
+		sf->pull = blk;
+		sf->poff = 0;
+	}
+	while (sf->blk_rem) {
+		r = pstripe_sf_recv(sf, blk->data + sf->poff, sf->blk_rem, 0);
+		if (r == -EAGAIN)
+			return got ? 0 : r;
+		if (r == 0)
+			return -EPROTO;		/* FIN inside a block */
+		if (r < 0) {
+			pstripe_sf_kill(ps, i, r);
+			return 0;
+		}
+		sf->poff += r;
+		sf->blk_rem -= r;
+		got = true;
+	}
+	if (blk->fin) {
+		ps->rcv_fin_seq = blk->seq;
+		WRITE_ONCE(ps->rcv_fin_known, true);
+	}
+	sf->pull = NULL;
+	WRITE_ONCE(sf->hdr_valid, false);
+	pstripe_ooo_add(ps, blk);
+	return 0;
+}
+
+static void pstripe_rcv_next(struct pstripe_sock *ps)
+{
+	ps->rcv_seq++;
+	ps->rcv_off = 0;
+	WRITE_ONCE(ps->rcv_cur, -1);
+	if ((s32)(ps->rcv_seq - ps->ack_sent) >= PSTRIPE_ACK_EVERY)
+		ps->ack_pending = true;
+}
+
+/* The end-of-stream block is the next one: the stream is complete. */
+static void pstripe_rcv_fin(struct pstripe_sock *ps)
+{
+	ps->rcv_fin_seq = ps->rcv_seq;
+	WRITE_ONCE(ps->rcv_fin_known, true);
+	pstripe_rcv_next(ps);
+	ps->ack_pending = true;
+	WRITE_ONCE(ps->rcv_eof, true);
+}
+
+/*
+ * Find block @rcv_seq: at the head of the reorder queue, or at the head of
+ * a subflow (reading headers, dropping copies of delivered blocks, and
+ * moving later blocks into the reorder queue until it shows up).  0: found
+ * (or end of stream, @rcv_eof), -EAGAIN: not yet, other: an error.
+ */
+static int pstripe_rcv_find(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk;
+	int i, r, open, wait;
+	bool progress;
+
+	do {
+		progress = false;
+		open = 0;
+		wait = -1;
+		blk = list_first_entry_or_null(&ps->ooo, struct pstripe_blk,
+					       node);
+		if (blk && blk->seq == ps->rcv_seq) {
+			if (blk->fin) {
+				list_del(&blk->node);
+				ps->ooo_cnt--;
+				pstripe_rblk_free(ps, blk);
+				pstripe_rcv_fin(ps);
+				return 0;
+			}
+			WRITE_ONCE(ps->rcv_cur, PSTRIPE_CUR_OOO);
+			return 0;
+		}
+		for (i = 0; i < ps->nsf; i++) {
+			struct pstripe_subflow *sf = ps->sf[i];
+
+			r = pstripe_sf_parse(ps, i);
+			if (r)
+				return r;
+			if (!pstripe_sf_live(sf))
+				continue;
+			if (sf->hdr_valid && !sf->pull &&
+			    (sf->dup ||
+			     (s32)(sf->blk_seq - ps->rcv_seq) < 0 ||
+			     pstripe_ooo_has(ps, sf->blk_seq))) {
+				r = pstripe_sf_drop(ps, i, sf->blk_rem);
+				if (r && r != -EAGAIN)
+					return r;
+				if (!r && pstripe_sf_live(sf)) {
+					WRITE_ONCE(sf->hdr_valid, false);
+					progress = true;
+				}
+				open++;
+				continue;
+			}
+			if (sf->hdr_valid && !sf->pull &&
+			    sf->blk_seq == ps->rcv_seq) {
+				if (sf->blk_fin) {
+					WRITE_ONCE(sf->hdr_valid, false);
+					pstripe_rcv_fin(ps);
+					return 0;
+				}
+				/*
+				 * Its payload is not there yet (its path may
+				 * be gone): look for a resent copy elsewhere,
+				 * and keep the others moving meanwhile.
+				 */
+				if (pstripe_sf_readable_data(sf)) {
+					WRITE_ONCE(ps->rcv_cur, i);
+					return 0;
+				}
+				wait = i;
+			}
+			if (!sf->eof)
+				open++;
+		}
+		if (progress)
+			continue;
+		for (i = 0; i < ps->nsf; i++) {
+			struct pstripe_subflow *sf = ps->sf[i];
+
+			if (!pstripe_sf_live(sf) || !sf->hdr_valid ||
+			    (!sf->pull && sf->blk_seq == ps->rcv_seq))
+				continue;
+			r = pstripe_sf_pull(ps, i);
+			if (!r)
+				progress = true;
+			else if (r != -EAGAIN)
+				return r;
+		}
+	} while (progress);
+
+	if (wait >= 0) {
+		WRITE_ONCE(ps->rcv_cur, wait);
+		return 0;
+	}
+	if (open)
+		return -EAGAIN;
+	if (!ps->nlive)
+		return -ECONNRESET;
+	if (ps->ooo_cnt)
+		return -EPROTO;	/* a block is missing: the peer broke it */
+	/* Every subflow ended without an end-of-stream block. */
+	WRITE_ONCE(ps->rcv_eof, true);
+	return 0;
+}
+
+/* One read step: >0 bytes copied, 0 end of stream, <0 error / -EAGAIN. */
+int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
+		      int flags)
+{
+	struct pstripe_subflow *sf;
+	struct pstripe_blk *blk;
+	size_t count;
+	int r, i;
+
+	flags = (flags & MSG_PEEK) | MSG_DONTWAIT;
+	if (ps->fallback) {
+		r = pstripe_late_hello(ps);
+		if (r)
+			return r;
+		sf = ps->sf[0];
+		r = sock_recvmsg(sf->sock, msg, flags);
+		if (r > 0 && !(flags & MSG_PEEK))
+			sf->bytes_received += r;
+		if (!r)
+			WRITE_ONCE(ps->rcv_eof, true);
+		return r;
+	}
+again:
+	if (ps->rcv_eof)
+		return 0;
+	if (ps->rcv_cur < 0) {
+		r = pstripe_rcv_find(ps);
+		if (r)
+			return r;
+		if (ps->rcv_eof)
+			return 0;
+	}
+	if (ps->rcv_cur == PSTRIPE_CUR_OOO) {
+		blk = list_first_entry(&ps->ooo, struct pstripe_blk, node);
+		r = copy_to_iter(blk->data + ps->rcv_off,
+				 blk->size - ps->rcv_off, &msg->msg_iter);
+		if (!r)
+			return -EFAULT;
+		if (flags & MSG_PEEK)
+			return r;
+		ps->rcv_off += r;
+		if (ps->rcv_off == blk->size) {
+			list_del(&blk->node);
+			ps->ooo_cnt--;
+			pstripe_rblk_free(ps, blk);
+			pstripe_rcv_next(ps);
+		}
+		return r;
+	}
+	i = ps->rcv_cur;
+	sf = ps->sf[i];
+	/* A copy of a block partly delivered from a subflow that died. */
+	if (sf->blk_len - sf->blk_rem < ps->rcv_off) {
+		r = pstripe_sf_drop(ps, i, ps->rcv_off -
+					   (sf->blk_len - sf->blk_rem));
+		if (r)
+			return r;
+		if (!pstripe_sf_live(sf))
+			goto again;
+	}
+	count = msg_data_left(msg);
+	iov_iter_truncate(&msg->msg_iter, sf->blk_rem);
+	r = sock_recvmsg(sf->sock, msg, flags);
+	iov_iter_reexpand(&msg->msg_iter, count - (r > 0 ? r : 0));
+	if (r == 0)
+		return -EPROTO;		/* FIN inside a block */
+	if (r < 0 && r != -EAGAIN) {
+		pstripe_sf_kill(ps, i, r);
+		goto again;
+	}
+	if (r == -EAGAIN) {
+		/* Elsewhere: a resent copy of this block, later blocks. */
+		WRITE_ONCE(ps->rcv_cur, -1);
+		r = pstripe_rcv_find(ps);
+		if (r)
+			return r;
+		if (ps->rcv_eof || ps->rcv_cur != i)
+			goto again;
+		return -EAGAIN;
+	}
+	if (r < 0 || (flags & MSG_PEEK))
+		return r;
+	sf->bytes_received += r;
+	sf->blk_rem -= r;
+	ps->rcv_off += r;
+	if (!sf->blk_rem) {
+		WRITE_ONCE(sf->hdr_valid, false);
+		pstripe_rcv_next(ps);
+	}
+	return r;
+}
+
+/*
+ * Did the application leave data unread?  Acks at the subflows' heads are
+ * taken first: they are ours, not the application's.
+ */
+bool pstripe_unread(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk;
+	int i;
+
+	/*
+	 * The whole stream was read: what is left (pieces of blocks from a
+	 * subflow that went silent, resent copies) was delivered already.
+	 */
+	if (ps->rcv_eof)
+		return false;
+
+	list_for_each_entry(blk, &ps->ooo, node)
+		if (!blk->fin)
+			return true;
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		if (pstripe_sf_parse(ps, i))
+			return true;
+		/* The peer's end of stream is not data. */
+		if (pstripe_sf_live(sf) && sf->hdr_valid && sf->blk_fin) {
+			WRITE_ONCE(sf->hdr_valid, false);
+			if (pstripe_sf_parse(ps, i))
+				return true;
+		}
+		if (!pstripe_sf_live(sf))
+			continue;
+		if (sf->hdr_valid || sf->hdr_got ||
+		    (!sf->eof && pstripe_sf_readable_data(sf)))
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PSOCK send path: writing blocks and acknowledgments to the subflows,
+ * the resend list (@rtx), second copies at the tail, the end of the stream.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/inet_common.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/transp_v6.h>
+
+#include "protocol.h"
+
+/*
+ * Room for one more unacknowledged block of @payload bytes: the blocks
+ * kept for resending are bounded by the socket's send buffer, or by what
+ * the subflows' send buffers hold together plus the blocks the receiver
+ * may not have acknowledged yet (PSTRIPE_ACK_EVERY) when that is more: a
+ * send buffer below the bandwidth-delay product set with SO_SNDBUF reaches
+ * each subflow, and n subflows so keep n of them in flight, as the psock
+ * library's n TCP sockets do.  Never more than the receiver's window
+ * (PSTRIPE_WIN_BLKS blocks, PSTRIPE_WIN_BYTES bytes).  Lockless (poll):
+ * subflows are only freed by close().
+ */
+bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
+{
+	struct sock *sk = ps_sk(ps);
+	u32 limit, sum = PSTRIPE_ACK_EVERY * PSTRIPE_BLK_BUF;
+	int i, n = READ_ONCE(ps->nsf);
+
+	for (i = 0; i < n; i++) {
+		struct pstripe_subflow *sf = READ_ONCE(ps->sf[i]);
+
+		if (pstripe_sf_live(sf))
+			sum += READ_ONCE(sf->sock->sk->sk_sndbuf);
+	}
+	limit = max_t(u32, READ_ONCE(sk->sk_sndbuf), sum);
+	limit = min_t(u32, limit, PSTRIPE_WIN_BYTES);
+	return READ_ONCE(ps->rtx_cnt) < PSTRIPE_WIN_BLKS - 1 &&
+	       READ_ONCE(ps->rtx_bytes) + sizeof(struct pstripe_blkhdr) +
+	       payload <= limit;
+}
+
+/* Write what is left of @sf's ack and block; 0 when all of it is in TCP. */
+static int pstripe_sf_push(struct pstripe_subflow *sf)
+{
+	int r;
+
+	while (sf->aoff < sf->alen) {
+		r = pstripe_sf_send(sf, sf->abuf + sf->aoff,
+				    sf->alen - sf->aoff, 0);
+		if (r <= 0)
+			return r ? r : -EAGAIN;
+		sf->aoff += r;
+	}
+	sf->alen = 0;
+	sf->aoff = 0;
+	while (sf->cur && sf->soff < sf->cur->size) {
+		r = pstripe_sf_send(sf, sf->cur->data + sf->soff,
+				    sf->cur->size - sf->soff, 0);
+		if (r <= 0)
+			return r ? r : -EAGAIN;
+		sf->soff += r;
+	}
+	sf->cur = NULL;
+	sf->soff = 0;
+	WRITE_ONCE(sf->busy, false);
+	return 0;
+}
+
+static void pstripe_sf_give(struct pstripe_sock *ps, int i,
+			    struct pstripe_blk *blk)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+
+	if (blk->sf < 0)
+		WRITE_ONCE(ps->orphans, ps->orphans - 1);
+	blk->sf = i;
+	if (blk->copy == i)
+		blk->copy = -1;
+	/* Nothing of @sf's is unwritten (not busy): the block ends here. */
+	blk->sf_end = READ_ONCE(tcp_sk(sf->sock->sk)->write_seq) + blk->size;
+	sf->cur = blk;
+	sf->soff = 0;
+	WRITE_ONCE(sf->busy, true);
+}
+
+/* Free the acknowledged blocks at the head of @rtx that no subflow writes. */
+static void pstripe_rtx_trim(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk, *tmp;
+
+	list_for_each_entry_safe(blk, tmp, &ps->rtx, node) {
+		if ((s32)(blk->seq - ps->snd_una) >= 0)
+			break;
+		if (blk->sf >= 0 && ps->sf[blk->sf]->cur == blk)
+			break;
+		if (blk->copy >= 0 && ps->sf[blk->copy]->cur == blk)
+			break;
+		if (blk->sf < 0)
+			WRITE_ONCE(ps->orphans, ps->orphans - 1);
+		list_del(&blk->node);
+		WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes - blk->size);
+		WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt - 1);
+		kfree(blk);
+	}
+}
+
+/* The peer expects block @ack next: drop the blocks before it. */
+int pstripe_got_ack(struct pstripe_sock *ps, u32 ack)
+{
+	if ((s32)(ack - ps->snd_seq) > 0)
+		return -EPROTO;		/* acknowledges a block never sent */
+	if ((s32)(ack - ps->snd_una) <= 0)
+		return 0;
+	ps->snd_una = ack;
+	pstripe_rtx_trim(ps);
+	return 0;
+}
+
+/*
+ * The tail of the stream (poll-all, our end-of-stream block queued: no
+ * new block comes): a subflow with room takes a copy of the block another
+ * subflow would deliver last, when it would deliver it sooner.  A slow
+ * path, its queue full, so stops holding up the end of the stream; the
+ * receiver drops whichever copy comes second.  Only at the tail: the copy
+ * left on the slow path must arrive within the window of the receiver's
+ * next block (pstripe_sf_parse()), and no block is newer than our
+ * end-of-stream block.  True when a copy waits for room.
+ */
+static bool pstripe_tail(struct pstripe_sock *ps)
+{
+	bool waiting = false;
+	int j, r;
+
+	if (!ps->fin_queued || ps->orphans ||
+	    ps->neg_driver != PSOCK_DRIVER_POLL_ALL)
+		return false;
+	for (j = 0; j < ps->nsf; j++) {
+		struct pstripe_subflow *sf = ps->sf[j];
+		struct pstripe_blk *blk;
+
+		while (pstripe_sf_live(sf) && !sf->busy && !sf->fin_sent) {
+			blk = pstripe_tail_pick(ps, j);
+			if (!blk)
+				break;
+			if (!pstripe_sf_usable(sf, blk->size, true)) {
+				waiting = true;
+				break;
+			}
+			blk->copy = j;
+			sf->cur = blk;
+			sf->soff = 0;
+			WRITE_ONCE(sf->busy, true);
+			pstripe_mib_inc(sock_net(ps_sk(ps)),
+					PSTRIPE_MIB_BLOCKS_COPIED);
+			r = pstripe_sf_push(sf);
+			if (r == -EAGAIN)
+				waiting = true;
+			else if (r < 0)
+				pstripe_sf_kill(ps, j, r);
+		}
+	}
+	return waiting;
+}
+
+/*
+ * Flush every subflow's unfinished ack and block, give the blocks that
+ * wait for a subflow one, send the acknowledgment, and once both ends of
+ * the stream are done, the subflows' FINs.  A subflow that fails is
+ * killed.
+ */
+void pstripe_push_all(struct pstripe_sock *ps)
+{
+	u32 ack_sent = ps->ack_sent;
+	struct pstripe_blk *blk;
+	bool pending = false;
+	int i, r;
+
+	if (ps->fallback)
+		return;
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		r = pstripe_sf_push(sf);
+		if (r == -EAGAIN)
+			pending = true;
+		else if (r < 0)
+			pstripe_sf_kill(ps, i, r);
+	}
+	pstripe_rtx_trim(ps);
+
+	/* Blocks of dead subflows, and the end-of-stream block. */
+	if (ps->orphans) {
+		list_for_each_entry(blk, &ps->rtx, node) {
+			if (blk->sf >= 0)
+				continue;
+			i = pstripe_pick(ps, blk->size, true);
+			if (i < 0) {
+				pending = true;
+				break;
+			}
+			pstripe_sf_give(ps, i, blk);
+			r = pstripe_sf_push(ps->sf[i]);
+			if (r == -EAGAIN)
+				pending = true;
+			else if (r < 0)
+				pstripe_sf_kill(ps, i, r);
+			if (!ps->orphans)
+				break;
+		}
+	}
+
+	if (ps->ack_pending && ps->nlive) {
+		i = pstripe_pick_ack(ps);
+		if (i >= 0) {
+			struct pstripe_subflow *sf = ps->sf[i];
+			struct pstripe_blkhdr *bh = (void *)sf->abuf;
+
+			bh->seq = htonl(ps->rcv_seq);
+			bh->len = htonl(PSTRIPE_LEN_ACK);
+			sf->alen = sizeof(*bh);
+			sf->aoff = 0;
+			WRITE_ONCE(sf->busy, true);
+			ps->ack_sent = ps->rcv_seq;
+			ps->ack_pending = false;
+			r = pstripe_sf_push(sf);
+			if (r == -EAGAIN)
+				pending = true;
+			else if (r < 0)
+				pstripe_sf_kill(ps, i, r);
+		} else {
+			pending = true;
+		}
+	}
+
+	if (pstripe_tail(ps))
+		pending = true;
+
+	/*
+	 * TCP FINs only when nothing can need a subflow any more: our
+	 * end-of-stream block acknowledged, the peer's delivered and
+	 * acknowledged.
+	 */
+	if (ps->snd_fin && ps->fin_queued && list_empty(&ps->rtx) &&
+	    READ_ONCE(ps->rcv_eof) && !ps->ack_pending &&
+	    ps->ack_sent == ps->rcv_seq) {
+		for (i = 0; i < ps->nsf; i++) {
+			struct pstripe_subflow *sf = ps->sf[i];
+
+			if (!pstripe_sf_live(sf) || sf->fin_sent || sf->busy)
+				continue;
+			kernel_sock_shutdown(sf->sock, SHUT_WR);
+			WRITE_ONCE(sf->fin_sent, true);
+		}
+	}
+	WRITE_ONCE(ps->snd_pending, pending);
+	/*
+	 * An ack written to a subflow whose path is gone is lost with it:
+	 * the stale check must watch that subflow even when we have no
+	 * block of our own in flight (it runs while data is outstanding).
+	 */
+	if (ack_sent != ps->ack_sent && !ps->closing &&
+	    !delayed_work_pending(&ps->work))
+		queue_delayed_work(pstripe_wq, &ps->work,
+				   max_t(unsigned long,
+					 pstripe_stale_jiffies(ps_sk(ps)) / 4, 1));
+}
+
+/* Queue the end-of-stream block (shutdown(SHUT_WR), close()). */
+void pstripe_queue_fin(struct pstripe_sock *ps)
+{
+	struct pstripe_blkhdr *bh;
+	struct pstripe_blk *blk;
+
+	if (ps->fallback || ps->fin_queued)
+		return;
+	blk = kzalloc(struct_size(blk, data, sizeof(*bh)), GFP_KERNEL);
+	if (!blk)
+		return;		/* the subflows' FINs still end the stream */
+	bh = (struct pstripe_blkhdr *)blk->data;
+	blk->seq = ps->snd_seq++;
+	blk->size = sizeof(*bh);
+	blk->sf = -1;
+	blk->copy = -1;
+	bh->seq = htonl(blk->seq);
+	bh->len = htonl(PSTRIPE_LEN_FIN);
+	list_add_tail(&blk->node, &ps->rtx);
+	WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes + blk->size);
+	WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt + 1);
+	WRITE_ONCE(ps->orphans, ps->orphans + 1);
+	ps->fin_queued = true;
+}
+
+/* Blocks kept for the peer and blocks received ahead: gone with the socket. */
+void pstripe_free_blocks(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk, *tmp;
+
+	list_for_each_entry_safe(blk, tmp, &ps->rtx, node) {
+		list_del(&blk->node);
+		kfree(blk);
+	}
+	list_for_each_entry_safe(blk, tmp, &ps->ooo, node) {
+		list_del(&blk->node);
+		pstripe_rblk_free(ps, blk);
+	}
+	ps->rtx_bytes = 0;
+	ps->rtx_cnt = 0;
+	ps->orphans = 0;
+	ps->ooo_cnt = 0;
+}
+
+/* Copy one block of the caller's data to a subflow with room for it. */
+int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
+{
+	size_t left = msg_data_left(msg), blen, got;
+	struct pstripe_blkhdr *bh;
+	struct pstripe_blk *blk;
+	int best, err;
+
+	pstripe_push_all(ps);
+	if (!ps->nlive)
+		return -ECONNRESET;
+	blen = min_t(size_t, left, PSTRIPE_BLK_MAX);
+	/* Resent blocks first; new ones within the send buffer. */
+	if (ps->orphans || !pstripe_rtx_room(ps, blen))
+		return -EAGAIN;
+	best = pstripe_pick(ps, blen, false);
+	if (best < 0)
+		return -EAGAIN;
+	blk = kmalloc(struct_size(blk, data, sizeof(*bh) + blen), GFP_KERNEL);
+	if (!blk)
+		return -ENOMEM;
+	got = copy_from_iter(blk->data + sizeof(*bh), blen, &msg->msg_iter);
+	if (!got) {
+		kfree(blk);
+		return -EFAULT;
+	}
+	bh = (struct pstripe_blkhdr *)blk->data;
+	blk->seq = ps->snd_seq++;
+	blk->size = sizeof(*bh) + got;
+	blk->sf = best;
+	blk->copy = -1;
+	bh->seq = htonl(blk->seq);
+	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_BLOCKS_SENT);
+	bh->len = htonl(got);
+	list_add_tail(&blk->node, &ps->rtx);
+	WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes + blk->size);
+	WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt + 1);
+	pstripe_sf_give(ps, best, blk);
+	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
+		pstripe_rr_advance(ps, best);
+	err = pstripe_sf_push(ps->sf[best]);
+	if (err == -EAGAIN)
+		WRITE_ONCE(ps->snd_pending, true);
+	else if (err)
+		pstripe_sf_kill(ps, best, err);	/* the block waits for another */
+	/* Stale checks run while blocks are unacknowledged. */
+	if (!delayed_work_pending(&ps->work))
+		pstripe_kick(ps);
+	return got;
+}
+
+int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
+{
+	struct pstripe_subflow *sf = ps->sf[0];
+	unsigned int flags = msg->msg_flags;
+	int r;
+
+	msg->msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+	r = sock_sendmsg(sf->sock, msg);
+	msg->msg_flags = flags;
+	if (r > 0) {
+		sf->bytes_sent += r;
+		ps->plain_sent = true;
+	}
+	return r ? r : -EAGAIN;
+}
+
+/* Acknowledge what was delivered before the reader sleeps or returns. */
+void pstripe_ack_now(struct pstripe_sock *ps)
+{
+	if (ps->fallback || ps_sk(ps)->sk_state != TCP_ESTABLISHED)
+		return;
+	if (ps->rcv_seq != ps->ack_sent)
+		ps->ack_pending = true;
+	if (ps->ack_pending)
+		pstripe_push_all(ps);
+}
+
+/* Bytes of @sf's block and ack not yet in TCP. */
+static u32 pstripe_sf_unsent(const struct pstripe_subflow *sf)
+{
+	return (sf->cur ? sf->cur->size - sf->soff : 0) + sf->alen - sf->aoff;
+}
+
+/*
+ * Last chance for what TCP had no room for: let TCP queue it beyond
+ * SO_SNDBUF, as data already accepted by send() must reach the peer.
+ * Blocks that wait for a subflow (of one that died, the end-of-stream
+ * block) go to the first subflow alive.  Nothing is resent after close().
+ */
+void pstripe_flush_final(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk;
+	int i, first = -1;
+	u32 orphan_bytes = 0;
+
+	list_for_each_entry(blk, &ps->rtx, node)
+		if (blk->sf < 0)
+			orphan_bytes += blk->size;
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+		struct sock *ssk;
+		u32 more;
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		more = pstripe_sf_unsent(sf) + 4 * PSTRIPE_BLK_BUF;
+		if (first < 0) {
+			first = i;
+			more += orphan_bytes;
+		}
+		ssk = sf->sock->sk;
+		lock_sock(ssk);
+		ssk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+		WRITE_ONCE(ssk->sk_sndbuf, ssk->sk_sndbuf + more);
+		release_sock(ssk);
+		if (pstripe_sf_push(sf))
+			pr_debug("close: part of a block not queued\n");
+	}
+	if (first < 0)
+		return;
+	list_for_each_entry(blk, &ps->rtx, node) {
+		if (blk->sf >= 0)
+			continue;
+		if (ps->sf[first]->busy)
+			break;
+		pstripe_sf_give(ps, first, blk);
+		if (pstripe_sf_push(ps->sf[first]))
+			break;
+	}
+}

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PSOCK subflows: creating the kernel TCP sockets, their callbacks, killing
+ * a subflow, the stale check, and the graveyard that drains a closed
+ * connection's subflows.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/inet_common.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/transp_v6.h>
+
+#include "protocol.h"
+
+enum { PSTRIPE_EV_DATA, PSTRIPE_EV_SPACE, PSTRIPE_EV_STATE };
+
+static void pstripe_sf_event(struct sock *ssk, int ev)
+{
+	struct pstripe_subflow *sf;
+	struct pstripe_sock *ps;
+	struct sock *sk;
+
+	read_lock_bh(&ssk->sk_callback_lock);
+	sf = __locked_read_sk_user_data_with_flags(ssk, 0);
+	sk = sf ? sf->owner : NULL;
+	if (sk) {
+		ps = pstripe_sk(sk);
+		pstripe_wake(sk);
+		/* The work handshakes, classifies and flushes blocks. */
+		if (ev == PSTRIPE_EV_STATE ||
+		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
+		    (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)) ||
+		    (ev == PSTRIPE_EV_DATA && (READ_ONCE(ps->rtx_cnt) ||
+					       READ_ONCE(ps->late_hello))))
+			pstripe_kick(ps);
+	}
+	read_unlock_bh(&ssk->sk_callback_lock);
+}
+
+static void pstripe_sf_data_ready(struct sock *ssk)
+{
+	pstripe_sf_event(ssk, PSTRIPE_EV_DATA);
+}
+
+static void pstripe_sf_write_space(struct sock *ssk)
+{
+	/* As sk_stream_write_space(): no more calls until we ask again. */
+	if (ssk->sk_socket && sk_stream_is_writeable(ssk))
+		clear_bit(SOCK_NOSPACE, &ssk->sk_socket->flags);
+	pstripe_sf_event(ssk, PSTRIPE_EV_SPACE);
+}
+
+static void pstripe_sf_state_change(struct sock *ssk)
+{
+	pstripe_sf_event(ssk, PSTRIPE_EV_STATE);
+}
+
+/*
+ * Install our callbacks on @sf's TCP socket.  A connection accepted by
+ * our TCP listener @lsf was cloned from it with our callbacks already in
+ * place: the ones to restore are the listener's saved ones.  NOCOPY keeps
+ * the listener's @sf out of such clones (sk_clone_lock()), so that their
+ * events before kernel_accept() find no subflow to wake.
+ */
+static void pstripe_sf_attach(struct pstripe_subflow *sf, struct sock *owner,
+			      const struct pstripe_subflow *lsf)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	write_lock_bh(&ssk->sk_callback_lock);
+	sf->saved_data_ready = lsf ? lsf->saved_data_ready : ssk->sk_data_ready;
+	sf->saved_write_space = lsf ? lsf->saved_write_space :
+				      ssk->sk_write_space;
+	sf->saved_state_change = lsf ? lsf->saved_state_change :
+				       ssk->sk_state_change;
+	sf->owner = owner;
+	__rcu_assign_sk_user_data_with_flags(ssk, sf, SK_USER_DATA_NOCOPY);
+	ssk->sk_data_ready = pstripe_sf_data_ready;
+	ssk->sk_write_space = pstripe_sf_write_space;
+	ssk->sk_state_change = pstripe_sf_state_change;
+	sf->attached = true;
+	write_unlock_bh(&ssk->sk_callback_lock);
+}
+
+void pstripe_sf_set_owner(struct pstripe_subflow *sf, struct sock *owner)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	write_lock_bh(&ssk->sk_callback_lock);
+	sf->owner = owner;
+	write_unlock_bh(&ssk->sk_callback_lock);
+}
+
+void pstripe_sf_detach(struct pstripe_subflow *sf)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	if (!sf->attached)
+		return;
+	write_lock_bh(&ssk->sk_callback_lock);
+	ssk->sk_data_ready = sf->saved_data_ready;
+	ssk->sk_write_space = sf->saved_write_space;
+	ssk->sk_state_change = sf->saved_state_change;
+	rcu_assign_sk_user_data(ssk, NULL);
+	sf->owner = NULL;
+	sf->attached = false;
+	write_unlock_bh(&ssk->sk_callback_lock);
+}
+
+static int pstripe_sf_set_buf(struct socket *sock, int opt, int val)
+{
+	if (!val)
+		return 0;
+	return sock_setsockopt(sock, SOL_SOCKET, opt, KERNEL_SOCKPTR(&val),
+			       sizeof(val));
+}
+
+/* A new TCP socket for subflow @index of @sk, callbacks attached. */
+struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
+					  int *errp)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_subflow *sf;
+	struct sock *ssk;
+	int err;
+
+	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+	if (!sf) {
+		*errp = -ENOMEM;
+		return NULL;
+	}
+	err = sock_create_kern(sock_net(sk), sk->sk_family, SOCK_STREAM,
+			       IPPROTO_TCP, &sf->sock);
+	if (err) {
+		kfree(sf);
+		*errp = err;
+		return NULL;
+	}
+	ssk = sf->sock->sk;
+	ssk->sk_reuse = sk->sk_reuse;
+	ssk->sk_bound_dev_if = sk->sk_bound_dev_if;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6)
+		ssk->sk_ipv6only = sk->sk_ipv6only;
+#endif
+	pstripe_sf_inherit(sk, ssk, index);
+	/*
+	 * Poll-all gives a block to whichever subflow has room: unsent data
+	 * is capped so that "room" follows what the path carries, not the
+	 * send buffer TCP grew (autotuning sizes it to twice the window).
+	 * Accepted subflows, clones of sf[0] of the listener, inherit it.
+	 */
+	WRITE_ONCE(tcp_sk(ssk)->notsent_lowat, PSTRIPE_SF_NOTSENT);
+	err = pstripe_sf_set_buf(sf->sock, SO_SNDBUF, ps->sndbuf[index]);
+	if (!err)
+		err = pstripe_sf_set_buf(sf->sock, SO_RCVBUF, ps->rcvbuf[index]);
+	if (err) {
+		sock_release(sf->sock);
+		kfree(sf);
+		*errp = err;
+		return NULL;
+	}
+	sf->index = index;
+	INIT_LIST_HEAD(&sf->node);
+	pstripe_sf_attach(sf, sk, NULL);
+	return sf;
+}
+
+/* Wrap a TCP socket accepted by @owner's TCP listener. */
+struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
+					struct sock *owner)
+{
+	const struct pstripe_subflow *lsf = pstripe_sk(owner)->sf[0];
+	struct pstripe_subflow *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+
+	if (!sf)
+		return NULL;
+	sf->sock = sock;
+	INIT_LIST_HEAD(&sf->node);
+	pstripe_sf_attach(sf, owner, lsf);
+	return sf;
+}
+
+/* The subflow's @pull was dropped (pstripe_sf_drop_pull()) by its owner. */
+void pstripe_sf_free(struct pstripe_subflow *sf)
+{
+	WARN_ON_ONCE(sf->pull);
+	pstripe_sf_detach(sf);
+	sock_release(sf->sock);
+	kfree(sf);
+}
+
+int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
+		    size_t len, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	int r;
+
+	r = kernel_sendmsg(sf->sock, &msg, &iov, 1, len);
+	if (r > 0)
+		sf->bytes_sent += r;
+	return r;
+}
+
+int pstripe_sf_recv(struct pstripe_subflow *sf, void *buf, size_t len,
+		    int flags)
+{
+	struct msghdr msg = { };
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	int r;
+
+	r = kernel_recvmsg(sf->sock, &msg, &iov, 1, len, flags | MSG_DONTWAIT);
+	if (r > 0 && !(flags & MSG_PEEK))
+		sf->bytes_received += r;
+	return r;
+}
+
+int pstripe_sf_state(const struct pstripe_subflow *sf)
+{
+	return inet_sk_state_load(sf->sock->sk);
+}
+
+/* Bytes TCP holds for us to read; lockless, as tcp_poll() reads it. */
+bool pstripe_sf_readable(const struct pstripe_subflow *sf)
+{
+	const struct sock *ssk = sf->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	return READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->copied_seq) ||
+	       (READ_ONCE(ssk->sk_shutdown) & RCV_SHUTDOWN) ||
+	       READ_ONCE(ssk->sk_err);
+}
+
+bool pstripe_sf_readable_data(const struct pstripe_subflow *sf)
+{
+	const struct tcp_sock *tp = tcp_sk(sf->sock->sk);
+
+	return READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->copied_seq);
+}
+
+bool pstripe_sf_live(const struct pstripe_subflow *sf)
+{
+	return sf && !READ_ONCE(sf->dead);
+}
+
+/*
+ * Subflow @i failed (reset, error, or no progress for stale_timeout_ms):
+ * reset it and stop using it.  Blocks written to it and not acknowledged
+ * wait for another subflow; the block being read from it is read again
+ * from the copy the peer resends.  Its socket is released by close(), so
+ * that lockless readers (poll) never see it freed.
+ */
+void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct sock *sk = ps_sk(ps), *ssk;
+	struct pstripe_blk *blk;
+
+	if (!pstripe_sf_live(sf))
+		return;
+	ssk = sf->sock->sk;
+	pstripe_sf_detach(sf);
+	lock_sock(ssk);
+	sock_reset_flag(ssk, SOCK_LINGER);
+	ssk->sk_lingertime = 0;
+	/* tcp_disconnect(): an RST to the peer, queues purged. */
+	ssk->sk_prot->disconnect(ssk, 0);
+	release_sock(ssk);
+	WRITE_ONCE(sf->dead, true);
+	if (sf->alen)
+		ps->ack_pending = true;
+	sf->alen = 0;
+	sf->aoff = 0;
+	sf->cur = NULL;
+	sf->soff = 0;
+	WRITE_ONCE(sf->busy, false);
+	list_for_each_entry(blk, &ps->rtx, node) {
+		if (blk->copy == i)
+			blk->copy = -1;
+		if (blk->sf == i) {
+			blk->sf = -1;
+			WRITE_ONCE(ps->orphans, ps->orphans + 1);
+		}
+	}
+	pstripe_sf_drop_pull(ps, sf);
+	WRITE_ONCE(sf->hdr_valid, false);
+	sf->hdr_got = 0;
+	if (ps->rcv_cur == i)
+		WRITE_ONCE(ps->rcv_cur, -1);
+	/* The last ack may have been lost with it. */
+	ps->ack_pending = true;
+	ps->nlive--;
+	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN && ps->rr_next == i)
+		pstripe_rr_advance(ps, i);
+	pr_debug("psock %p: subflow %d failed (%d), %d left\n", ps, i, err,
+		 ps->nlive);
+	if (!ps->nlive) {
+		WRITE_ONCE(sk->sk_err, err < 0 ? -err : ECONNRESET);
+		sk_error_report(sk);
+	}
+	pstripe_wake(sk);
+}
+
+/* A protocol error: reset every subflow; the socket reports @err. */
+void pstripe_abort(struct pstripe_sock *ps, int err)
+{
+	int i;
+
+	for (i = 0; i < ps->nsf; i++)
+		pstripe_sf_kill(ps, i, err);
+	WRITE_ONCE(ps_sk(ps)->sk_err, -err);
+}
+
+void pstripe_release_subflows(struct pstripe_sock *ps)
+{
+	int i;
+
+	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++) {
+		if (ps->sf[i]) {
+			pstripe_sf_drop_pull(ps, ps->sf[i]);
+			pstripe_sf_free(ps->sf[i]);
+			ps->sf[i] = NULL;
+		}
+	}
+	ps->nsf = 0;
+	ps->nlive = 0;
+}
+
+/*
+ * No progress for stale_timeout_ms while TCP has data to deliver: the path
+ * is gone (link down, everything dropped).  TCP itself would retry for
+ * many minutes.
+ */
+void pstripe_check_subflows(struct pstripe_sock *ps)
+{
+	unsigned long stale = pstripe_stale_jiffies(ps_sk(ps));
+	bool outstanding = false, waiting;
+	int i;
+
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+		struct sock *ssk;
+		struct tcp_sock *tp;
+		u32 una;
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		ssk = sf->sock->sk;
+		tp = tcp_sk(ssk);
+		/* Reset: what it received is read first (parse kills it). */
+		if (READ_ONCE(ssk->sk_err)) {
+			if (!pstripe_sf_readable_data(sf))
+				pstripe_sf_kill(ps, i, -READ_ONCE(ssk->sk_err));
+			continue;
+		}
+		/*
+		 * Stuck means data not acknowledged and no ack for it: in
+		 * flight, or queued while the peer's window is open (a route
+		 * gone with its link keeps TCP from sending anything), or
+		 * behind a closed window whose probes go unanswered.  A peer
+		 * that closed its window (not reading) answers the probes,
+		 * and each answer clears icsk_probes_out: not stuck.  The
+		 * clock starts when this check first sees such data: a
+		 * subflow that was idle since the last check is not late.
+		 */
+		una = READ_ONCE(tp->snd_una);
+		waiting = READ_ONCE(tp->packets_out) ||
+			  (READ_ONCE(tp->write_seq) != una &&
+			   (READ_ONCE(tp->snd_wnd) ||
+			    READ_ONCE(inet_csk(ssk)->icsk_probes_out)));
+		if (!waiting || una != sf->last_una || !sf->in_flight) {
+			sf->last_una = una;
+			sf->progress_at = jiffies;
+			sf->in_flight = waiting;
+			if (waiting)
+				outstanding = true;
+			continue;
+		}
+		if (time_after_eq(jiffies, sf->progress_at + stale)) {
+			pstripe_sf_kill(ps, i, -ETIMEDOUT);
+			continue;
+		}
+		outstanding = true;
+	}
+	if (outstanding || ps->rtx_cnt)
+		queue_delayed_work(pstripe_wq, &ps->work,
+				   max_t(unsigned long, stale / 4, 1));
+}
+
+/*
+ * Closed connections' subflows, kept until the peer closes them too.
+ *
+ * The peer keeps acknowledging blocks after our close(), as bytes in the
+ * subflows.  A TCP socket closed by close() answers such bytes with a
+ * reset (RFC 1122), and the reset would destroy data still in flight to
+ * the peer.  So close() only shuts the subflows down for writing (a FIN
+ * after the last block) and leaves them here; the graveyard reads and
+ * drops what arrives until the peer's FIN, an error, or
+ * PSTRIPE_GRAVE_SECS, then releases them.  Each holds a reference on its
+ * network namespace meanwhile.
+ */
+#define PSTRIPE_GRAVE_SECS	60
+
+#define PSTRIPE_GRAVE_POLL	(HZ / 10)
+
+static LIST_HEAD(pstripe_graves);
+
+static DEFINE_SPINLOCK(pstripe_graves_lock);
+
+static void pstripe_grave_work(struct work_struct *work);
+
+static DECLARE_DELAYED_WORK(pstripe_grave_dwork, pstripe_grave_work);
+
+static void pstripe_grave_free(struct pstripe_subflow *sf)
+{
+	struct net *net = sock_net(sf->sock->sk);
+
+	pstripe_sf_free(sf);
+	put_net(net);
+}
+
+/* Drain one subflow: true once it can go. */
+static bool pstripe_grave_drain(struct pstripe_subflow *sf)
+{
+	u8 scratch[256];
+	int r;
+
+	if (time_after_eq(jiffies, sf->deadline))
+		return true;
+	do {
+		r = pstripe_sf_recv(sf, scratch, sizeof(scratch), 0);
+	} while (r > 0);
+	return r != -EAGAIN;
+}
+
+static void pstripe_grave_work(struct work_struct *work)
+{
+	struct pstripe_subflow *sf, *tmp;
+	LIST_HEAD(todo);
+	LIST_HEAD(done);
+
+	spin_lock_bh(&pstripe_graves_lock);
+	list_splice_init(&pstripe_graves, &todo);
+	spin_unlock_bh(&pstripe_graves_lock);
+	list_for_each_entry_safe(sf, tmp, &todo, node)
+		if (pstripe_grave_drain(sf))
+			list_move(&sf->node, &done);
+	list_for_each_entry_safe(sf, tmp, &done, node) {
+		list_del(&sf->node);
+		pstripe_grave_free(sf);
+	}
+	spin_lock_bh(&pstripe_graves_lock);
+	list_splice(&todo, &pstripe_graves);
+	if (!list_empty(&pstripe_graves))
+		queue_delayed_work(pstripe_wq, &pstripe_grave_dwork,
+				   PSTRIPE_GRAVE_POLL);
+	spin_unlock_bh(&pstripe_graves_lock);
+}
+
+/* Hand a closed connection's subflow to the graveyard. */
+void pstripe_grave_add(struct pstripe_subflow *sf)
+{
+	pstripe_sf_detach(sf);
+	kernel_sock_shutdown(sf->sock, SHUT_WR);
+	get_net(sock_net(sf->sock->sk));
+	sf->deadline = jiffies + PSTRIPE_GRAVE_SECS * HZ;
+	spin_lock_bh(&pstripe_graves_lock);
+	list_add_tail(&sf->node, &pstripe_graves);
+	queue_delayed_work(pstripe_wq, &pstripe_grave_dwork, PSTRIPE_GRAVE_POLL);
+	spin_unlock_bh(&pstripe_graves_lock);
+}
+
+/* Module exit: nothing may stay. */
+void pstripe_grave_flush(void)
+{
+	struct pstripe_subflow *sf, *tmp;
+	LIST_HEAD(todo);
+
+	cancel_delayed_work_sync(&pstripe_grave_dwork);
+	spin_lock_bh(&pstripe_graves_lock);
+	list_splice_init(&pstripe_graves, &todo);
+	spin_unlock_bh(&pstripe_graves_lock);
+	list_for_each_entry_safe(sf, tmp, &todo, node) {
+		list_del(&sf->node);
+		pstripe_grave_free(sf);
+	}
+}
