@@ -272,8 +272,7 @@ void pstripe_connect_work(struct pstripe_sock *ps)
 			pstripe_fallback_late(ps);
 			return;
 		}
-		queue_delayed_work(pstripe_wq, &ps->work,
-				   ps->deadline - jiffies);
+		pstripe_schedule(ps, ps->deadline - jiffies);
 		return;
 	case PSTRIPE_PH_JOIN:
 		break;

@@ -293,6 +293,5 @@ void pstripe_listen_work(struct pstripe_sock *lps,
 	}
 
 	if (!list_empty(&lps->pending) || !list_empty(&lps->embryos))
-		queue_delayed_work(pstripe_wq, &lps->work,
-				   PSTRIPE_POLL_JIFFIES);
+		pstripe_schedule(lps, PSTRIPE_POLL_JIFFIES);
 }

@@ -272,9 +272,9 @@ void pstripe_push_all(struct pstripe_sock *ps)
 	 */
 	if (ack_sent != ps->ack_sent && !ps->closing &&
 	    !delayed_work_pending(&ps->work))
-		queue_delayed_work(pstripe_wq, &ps->work,
-				   max_t(unsigned long,
-					 pstripe_stale_jiffies(ps_sk(ps)) / 4, 1));
+		pstripe_schedule(ps, max_t(unsigned long,
+					   pstripe_stale_jiffies(ps_sk(ps)) / 4,
+					   1));
 }
 
 /* Queue the end-of-stream block (shutdown(SHUT_WR), close()). */

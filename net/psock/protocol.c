@@ -55,9 +55,11 @@
  *
  * Teardown
  * --------
- * close() detaches every callback under the lock (so nothing queues the
- * work any more), sets @closing, then cancels the work synchronously
- * without the lock and releases the TCP sockets.
+ * close() detaches every callback under the lock, its subflows' and the
+ * unclassified connections' (so nothing queues the work any more), sets
+ * @closing, then cancels the work synchronously without the lock and
+ * releases the TCP sockets.  Each queued run of the work holds a reference
+ * on the socket (pstripe_schedule(), pstripe_kick()).
  *
  * References
  * ----------
@@ -130,9 +132,22 @@ void pstripe_wake(struct sock *sk)
 	rcu_read_unlock();
 }
 
+/*
+ * Every queued run of the work holds a reference on the socket, dropped at
+ * the end of the run (or by the close() that cancels it), as MPTCP's
+ * worker does: a run never finds the socket freed.
+ */
+void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay)
+{
+	if (queue_delayed_work(pstripe_wq, &ps->work, delay))
+		sock_hold(ps_sk(ps));
+}
+
 void pstripe_kick(struct pstripe_sock *ps)
 {
-	mod_delayed_work(pstripe_wq, &ps->work, 0);
+	/* mod_delayed_work() is false when it queued an idle work. */
+	if (!mod_delayed_work(pstripe_wq, &ps->work, 0))
+		sock_hold(ps_sk(ps));
 }
 
 unsigned long pstripe_stale_jiffies(const struct sock *sk)
@@ -224,6 +239,7 @@ static void pstripe_work(struct work_struct *work)
 out:
 	release_sock(sk);
 	pstripe_reap_all(&reap);
+	sock_put(sk);		/* the reference of this run */
 }
 
 void pstripe_sock_init(struct pstripe_sock *ps)
@@ -785,6 +801,7 @@ static void pstripe_close_wait(struct pstripe_sock *ps)
 void pstripe_close(struct sock *sk, long timeout)
 {
 	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_subflow *sf;
 	struct pstripe_sock *child;
 	struct pstripe_reap reap;
 	bool est;
@@ -803,6 +820,9 @@ void pstripe_close(struct sock *sk, long timeout)
 	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
 		if (ps->sf[i])
 			pstripe_sf_detach(ps->sf[i]);
+	/* Unclassified connections must not wake this socket either. */
+	list_for_each_entry(sf, &ps->pending, node)
+		pstripe_sf_detach(sf);
 	list_splice_init(&ps->pending, &reap.subflows);
 	list_splice_init(&ps->embryos, &reap.children);
 	list_splice_init(&ps->accept_q, &reap.children);
@@ -817,7 +837,8 @@ void pstripe_close(struct sock *sk, long timeout)
 	release_sock(sk);
 
 	/* Nothing queues the work now; wait for a run in progress. */
-	cancel_delayed_work_sync(&ps->work);
+	if (cancel_delayed_work_sync(&ps->work))
+		sock_put(sk);
 
 	lock_sock(sk);
 	if (est && !ps->fallback) {

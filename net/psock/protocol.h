@@ -409,6 +409,7 @@ void pstripe_set_state(struct sock *sk, int state);
 unsigned long pstripe_hello_jiffies(const struct sock *sk);
 unsigned long pstripe_join_jiffies(const struct sock *sk);
 void pstripe_wake(struct sock *sk);
+void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay);
 void pstripe_kick(struct pstripe_sock *ps);
 unsigned long pstripe_stale_jiffies(const struct sock *sk);
 

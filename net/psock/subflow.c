@@ -392,8 +392,7 @@ void pstripe_check_subflows(struct pstripe_sock *ps)
 		outstanding = true;
 	}
 	if (outstanding || ps->rtx_cnt)
-		queue_delayed_work(pstripe_wq, &ps->work,
-				   max_t(unsigned long, stale / 4, 1));
+		pstripe_schedule(ps, max_t(unsigned long, stale / 4, 1));
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <poll.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "psock_lib.h"
 #include "kselftest_harness.h"
@@ -672,6 +673,110 @@ TEST(late_server_hello_client_silent)
 TEST(late_server_hello_client_spoke)
 {
 	late_shello(_metadata, 1);
+}
+
+/*
+ * A raw client that connects again and again and sends its client hello
+ * one byte at a time, until @end: every byte wakes the listener's work
+ * through a subflow the listener has not classified yet.
+ */
+static void trickle_client(int port, time_t end)
+{
+	struct hello h, c;
+	char probe = (char)0xa5;
+	size_t i;
+
+	while (time(NULL) < end) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd < 0)
+			_exit(1);
+		if (lo_connect(fd, AF_INET, port) ||
+		    send(fd, &probe, 1, MSG_OOB) != 1 ||
+		    read_full(fd, &h, sizeof(h))) {
+			close(fd);
+			usleep(1000);
+			continue;
+		}
+		hello_init(&c, T_CHELLO);
+		c.n = 1;
+		c.token = h.token;
+		for (i = 0; i < sizeof(c) - 1; i++) {
+			if (send(fd, (char *)&c + i, 1, MSG_NOSIGNAL) != 1)
+				break;
+			usleep(300);
+		}
+		close(fd);
+	}
+	_exit(0);
+}
+
+/*
+ * Listeners closed and created again on one port while hellos trickle
+ * in: close() must not leave the listener's work queued by a subflow it
+ * was still classifying (KASAN on the debug kernel sees the work run on
+ * the freed socket; the harness checks the log, kmemleak and the socket
+ * counts).  LONG=1 runs a minute.
+ */
+#define TRICKLERS	4
+
+FIXTURE(churn)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(churn)
+{
+}
+
+FIXTURE_TEARDOWN(churn)
+{
+}
+
+TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
+{
+	int secs = getenv("LONG") && *getenv("LONG") == '1' ? 60 : 8;
+	int lfd, c, a, port, i, cycles = 0, bad = 0;
+	pid_t pid[TRICKLERS];
+	time_t end;
+	FILE *f;
+
+	ASSERT_EQ(0, netns_lo());
+	f = fopen("/proc/sys/net/psock/hello_timeout_ms", "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "2000\n");
+	ASSERT_EQ(0, fclose(f));
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	end = time(NULL) + secs;
+	for (i = 0; i < TRICKLERS; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i])
+			trickle_client(port, end);
+	}
+	while (time(NULL) < end && lfd >= 0) {
+		usleep(10000 + (cycles % 7) * 3000);
+		close(lfd);
+		lfd = lo_listen_at(AF_INET, IPPROTO_PSOCK, port);
+		cycles++;
+	}
+	for (i = 0; i < TRICKLERS; i++)
+		bad += peer_status(pid[i]) != 0;
+	ASSERT_LE(0, lfd);
+	EXPECT_EQ(0, bad);
+	EXPECT_LT(50, cycles);
+	/* The last listener still works. */
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, lo_connect(c, AF_INET, port));
+	a = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	EXPECT_EQ(4, send(c, "ping", 4, 0));
+	EXPECT_EQ(0, read_full(a, &port, 4));
+	close(a);
+	close(c);
+	close(lfd);
 }
 
 TEST_HARNESS_MAIN

@@ -85,11 +85,11 @@ static inline int psock_opts(int fd, int rcmd, int max, int driver)
 	return 0;
 }
 
-/* A listener on loopback, any port (*port gets it); -1 on error. */
-static inline int lo_listen(int family, int proto, int *port)
+/* A listener on loopback port @port (0: any), SO_REUSEADDR; -1 on error. */
+static inline int lo_listen_at(int family, int proto, int port)
 {
 	struct sockaddr_storage ss;
-	socklen_t len = lo_addr(family, 0, &ss);
+	socklen_t len = lo_addr(family, port, &ss);
 	int fd = socket(family, SOCK_STREAM, proto), one = 1;
 
 	if (fd < 0)
@@ -99,7 +99,16 @@ static inline int lo_listen(int family, int proto, int *port)
 		close(fd);
 		return -1;
 	}
-	*port = sock_port(fd);
+	return fd;
+}
+
+/* A listener on loopback, any port (*port gets it); -1 on error. */
+static inline int lo_listen(int family, int proto, int *port)
+{
+	int fd = lo_listen_at(family, proto, 0);
+
+	if (fd >= 0)
+		*port = sock_port(fd);
 	return fd;
 }
 
