@@ -23,6 +23,10 @@
  *                                    kernel_bind() and kernel_connect() take
  *                                    a struct sockaddr_unsized (before:
  *                                    struct sockaddr).
+ *   PSTRIPE_HAVE_NET_REFCNT_UPGRADE  6.15 (6.12.y): sk_net_refcnt_upgrade()
+ *                                    makes a kernel socket hold its network
+ *                                    namespace.  Before, open-coded as
+ *                                    MPTCP's subflows did on 6.1.
  */
 #ifndef _NET_PSOCK_COMPAT_H
 #define _NET_PSOCK_COMPAT_H
@@ -74,6 +78,17 @@ static int name(struct socket *sock, struct socket *newsock,		\
 
 #ifndef PSTRIPE_HAVE_SOCKADDR_UNSIZED
 #define sockaddr_unsized sockaddr
+#endif
+
+#ifndef PSTRIPE_HAVE_NET_REFCNT_UPGRADE
+static inline void sk_net_refcnt_upgrade(struct sock *sk)
+{
+	struct net *net = sock_net(sk);
+
+	sk->sk_net_refcnt = 1;
+	get_net_track(net, &sk->ns_tracker, GFP_KERNEL);
+	sock_inuse_add(net, 1);
+}
 #endif
 
 #endif /* _NET_PSOCK_COMPAT_H */

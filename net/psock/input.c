@@ -527,6 +527,36 @@ again:
 }
 
 /*
+ * Data of the application's at the head of subflow @i?  Acks, copies of
+ * blocks delivered already (pstripe_sf_clear() drops them) and the peer's
+ * end of stream are not; bytes that arrive while we look (an ack the peer
+ * sent meanwhile) are looked at too, and half a header or the rest of a
+ * copy still to come is not taken for data yet.
+ */
+static bool pstripe_sf_unread(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+
+	while (pstripe_sf_live(sf)) {
+		if (pstripe_sf_clear(ps, i) || sf->pull)
+			return true;
+		if (!pstripe_sf_live(sf))
+			break;
+		if (sf->hdr_valid) {
+			if (sf->dup)
+				break;
+			if (!sf->blk_fin)
+				return true;
+			WRITE_ONCE(sf->hdr_valid, false);
+			continue;
+		}
+		if (sf->hdr_got || sf->eof || !pstripe_sf_readable_data(sf))
+			break;
+	}
+	return false;
+}
+
+/*
  * Did the application leave data unread?  Acks at the subflows' heads are
  * taken first: they are ours, not the application's.
  */
@@ -545,24 +575,8 @@ bool pstripe_unread(struct pstripe_sock *ps)
 	list_for_each_entry(blk, &ps->ooo, node)
 		if (!blk->fin)
 			return true;
-	for (i = 0; i < ps->nsf; i++) {
-		struct pstripe_subflow *sf = ps->sf[i];
-
-		if (!pstripe_sf_live(sf))
-			continue;
-		if (pstripe_sf_parse(ps, i))
+	for (i = 0; i < ps->nsf; i++)
+		if (pstripe_sf_unread(ps, i))
 			return true;
-		/* The peer's end of stream is not data. */
-		if (pstripe_sf_live(sf) && sf->hdr_valid && sf->blk_fin) {
-			WRITE_ONCE(sf->hdr_valid, false);
-			if (pstripe_sf_parse(ps, i))
-				return true;
-		}
-		if (!pstripe_sf_live(sf))
-			continue;
-		if (sf->hdr_valid || sf->hdr_got ||
-		    (!sf->eof && pstripe_sf_readable_data(sf)))
-			return true;
-	}
 	return false;
 }

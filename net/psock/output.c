@@ -277,6 +277,29 @@ void pstripe_push_all(struct pstripe_sock *ps)
 					   1));
 }
 
+/*
+ * Make the peer's TCP answer on subflow @i, which has nothing to deliver:
+ * our last acknowledgment again (one the peer has: it ignores it), so that
+ * the stale check learns whether @i's path works.
+ */
+void pstripe_sf_probe(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct pstripe_blkhdr *bh = (void *)sf->abuf;
+	int r;
+
+	if (sf->busy || sf->fin_sent)
+		return;
+	bh->seq = htonl(ps->ack_sent);
+	bh->len = htonl(PSTRIPE_LEN_ACK);
+	sf->alen = sizeof(*bh);
+	sf->aoff = 0;
+	WRITE_ONCE(sf->busy, true);
+	r = pstripe_sf_push(sf);
+	if (r < 0 && r != -EAGAIN)
+		pstripe_sf_kill(ps, i, r);
+}
+
 /* Queue the end-of-stream block (shutdown(SHUT_WR), close()). */
 void pstripe_queue_fin(struct pstripe_sock *ps)
 {

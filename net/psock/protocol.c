@@ -135,19 +135,23 @@ void pstripe_wake(struct sock *sk)
 /*
  * Every queued run of the work holds a reference on the socket, dropped at
  * the end of the run (or by the close() that cancels it), as MPTCP's
- * worker does: a run never finds the socket freed.
+ * worker does: a run never finds the socket freed.  The reference is taken
+ * before queueing (the run may start and end at once) and given back when
+ * nothing was queued; never the last one: the caller's socket is alive.
  */
 void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay)
 {
-	if (queue_delayed_work(pstripe_wq, &ps->work, delay))
-		sock_hold(ps_sk(ps));
+	sock_hold(ps_sk(ps));
+	if (!queue_delayed_work(pstripe_wq, &ps->work, delay))
+		__sock_put(ps_sk(ps));
 }
 
 void pstripe_kick(struct pstripe_sock *ps)
 {
+	sock_hold(ps_sk(ps));
 	/* mod_delayed_work() is false when it queued an idle work. */
-	if (!mod_delayed_work(pstripe_wq, &ps->work, 0))
-		sock_hold(ps_sk(ps));
+	if (mod_delayed_work(pstripe_wq, &ps->work, 0))
+		__sock_put(ps_sk(ps));
 }
 
 unsigned long pstripe_stale_jiffies(const struct sock *sk)
@@ -193,75 +197,40 @@ static void pstripe_reap_disown(struct pstripe_reap *reap)
 	}
 }
 
-static void pstripe_work(struct work_struct *work)
+/*
+ * A listener's connections, unclassified (their callbacks detached: they
+ * must not wake the listener any more), in their handshake or not yet
+ * accepted, to @reap.
+ */
+static void pstripe_listener_drain(struct pstripe_sock *ps,
+				   struct pstripe_reap *reap)
 {
-	struct pstripe_sock *ps = container_of(to_delayed_work(work),
-					       struct pstripe_sock, work);
-	struct sock *sk = ps_sk(ps);
-	struct pstripe_reap reap;
-	int i;
+	struct pstripe_subflow *sf;
 
-	pstripe_reap_init(&reap);
-	lock_sock(sk);
-	if (ps->closing)
-		goto out;
-	pstripe_sync_opts(sk);
-	switch (sk->sk_state) {
-	case TCP_LISTEN:
-		pstripe_listen_work(ps, &reap);
-		pstripe_reap_disown(&reap);
-		break;
-	case TCP_SYN_SENT:
-		pstripe_connect_work(ps);
-		break;
-	case TCP_ESTABLISHED:
-		if (ps->fallback) {
-			i = pstripe_late_hello(ps);
-			if (i && i != -EAGAIN)
-				pstripe_abort(ps, -EPROTO);
-			break;
-		}
-		/*
-		 * Acks at the subflows' heads (behind copies to drop); dead
-		 * subflows; flush.
-		 */
-		for (i = 0; i < ps->nsf; i++) {
-			if (pstripe_sf_clear(ps, i)) {
-				pstripe_abort(ps, -EPROTO);
-				break;
-			}
-		}
-		pstripe_check_subflows(ps);
-		pstripe_push_all(ps);
-		pstripe_wake(sk);
-		break;
-	}
-out:
-	release_sock(sk);
-	pstripe_reap_all(&reap);
-	sock_put(sk);		/* the reference of this run */
+	sock_owned_by_me(ps_sk(ps));
+	list_for_each_entry(sf, &ps->pending, node)
+		pstripe_sf_detach(sf);
+	list_splice_init(&ps->pending, &reap->subflows);
+	list_splice_init(&ps->embryos, &reap->children);
+	list_splice_init(&ps->accept_q, &reap->children);
+	WRITE_ONCE(ps->accept_len, 0);
+	pstripe_reap_disown(reap);
 }
 
-void pstripe_sock_init(struct pstripe_sock *ps)
+/*
+ * shutdown(SHUT_RD) of a listener, as TCP's: it stops listening (the TCP
+ * listener closes, connections not accepted yet are dropped) and wakes
+ * accept(), which fails with EINVAL; listen() may start it again.
+ */
+static void pstripe_listen_stop(struct pstripe_sock *ps,
+				struct pstripe_reap *reap)
 {
 	struct sock *sk = ps_sk(ps);
 
-	INIT_DELAYED_WORK(&ps->work, pstripe_work);
-	INIT_LIST_HEAD(&ps->pending);
-	INIT_LIST_HEAD(&ps->embryos);
-	INIT_LIST_HEAD(&ps->accept_q);
-	INIT_LIST_HEAD(&ps->lnode);
-	INIT_LIST_HEAD(&ps->rtx);
-	INIT_LIST_HEAD(&ps->ooo);
-	ps->rcv_cur = -1;
-	/*
-	 * Blocks stay in the send buffer until the peer acknowledges them:
-	 * as much room as TCP's largest send buffer (tcp_wmem[2]).
-	 */
-	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf,
-			      READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
-	/* The reorder queue may hold a whole window (pstripe_rblk_alloc()). */
-	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, PSTRIPE_RCV_WIN);
+	pstripe_listener_drain(ps, reap);
+	kernel_sock_shutdown(ps->sf[0]->sock, SHUT_RDWR);
+	pstripe_set_state(sk, TCP_CLOSE);
+	pstripe_wake(sk);
 }
 
 /* Subflow 0 exists once bind(), listen() or connect() ran. */
@@ -714,13 +683,21 @@ static int pstripe_shutdown(struct socket *sock, int how)
 {
 	struct sock *sk = sock->sk;
 	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_reap reap;
 	int err = 0;
 
 	how++;	/* SHUT_RD (0) -> RCV_SHUTDOWN (1), ... */
 	if (!how || (how & ~SHUTDOWN_MASK))
 		return -EINVAL;
 
+	pstripe_reap_init(&reap);
 	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		/* As TCP: SHUT_RD stops the listener and wakes accept(). */
+		if (how & RCV_SHUTDOWN)
+			pstripe_listen_stop(ps, &reap);
+		goto out;
+	}
 	if (sk->sk_state != TCP_ESTABLISHED) {
 		err = -ENOTCONN;
 		goto out;
@@ -739,6 +716,7 @@ static int pstripe_shutdown(struct socket *sock, int how)
 	pstripe_wake(sk);
 out:
 	release_sock(sk);
+	pstripe_reap_all(&reap);
 	return err;
 }
 
@@ -757,109 +735,268 @@ static bool pstripe_data_acked(struct pstripe_sock *ps)
 	return !cnt || (ps->fin_queued && cnt == 1);
 }
 
-/*
- * close() stays until the peer acknowledged every data block, so that the
- * blocks of a subflow that dies meanwhile are still resent: at most the
- * SO_LINGER time when set, else until no ack came for 4 * stale_timeout_ms
- * (a dead path is found after one or two, its blocks resent and
- * acknowledged after that; a slow transfer keeps making progress); at once
- * when every subflow is gone or a signal is pending.
- */
-static void pstripe_close_wait(struct pstripe_sock *ps)
+/* SO_LINGER with a time: close() waits that long, as TCP's does. */
+static void pstripe_linger_wait(struct pstripe_sock *ps)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = ps_sk(ps);
-	bool linger = sock_flag(sk, SOCK_LINGER);
-	long budget, timeo;
-	u32 una;
+	long timeo = sk->sk_lingertime;
 
-	budget = 4 * pstripe_stale_jiffies(sk);
-	timeo = linger ? sk->sk_lingertime : budget;
-	una = ps->snd_una;
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (timeo && !pstripe_data_acked(ps) && ps->nlive &&
-	       !signal_pending(current)) {
-		sk_wait_event(sk, &timeo,
-			      pstripe_data_acked(ps) || !ps->nlive ||
-			      ps->snd_una != una, &wait);
-		/* Acks still come: the peer is reading, keep waiting. */
-		if (!linger && ps->snd_una != una) {
-			una = ps->snd_una;
-			timeo = budget;
-		}
-	}
+	while (timeo && !pstripe_data_acked(ps) && READ_ONCE(ps->nlive) &&
+	       !signal_pending(current))
+		sk_wait_event(sk, &timeo, pstripe_data_acked(ps) ||
+			      !READ_ONCE(ps->nlive), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
-	/*
-	 * Given up with subflows left (not SO_LINGER of 0, which asks for
-	 * no wait): the peer went silent.
-	 */
-	if (!timeo && (!linger || sk->sk_lingertime) && ps->nlive &&
-	    !pstripe_data_acked(ps))
-		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_CLOSE_TIMEOUTS);
 }
 
-void pstripe_close(struct sock *sk, long timeout)
+static unsigned long pstripe_bg_budget(const struct sock *sk)
 {
-	struct pstripe_sock *ps = pstripe_sk(sk);
-	struct pstripe_subflow *sf;
-	struct pstripe_sock *child;
-	struct pstripe_reap reap;
-	bool est;
+	return 4 * pstripe_stale_jiffies(sk);
+}
+
+/*
+ * Blocks still unacknowledged at close(): the socket is orphaned and its
+ * work goes on (pstripe_bg_close_done()), unless the namespace has
+ * PSTRIPE_BG_CLOSE_MAX such sockets already (then the subflows are reset,
+ * as TCP does with too many orphans).  True when it goes on.
+ */
+static bool pstripe_close_bg(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
+
+	sock_owned_by_me(sk);
+	if (pstripe_data_acked(ps) || !ps->nlive)
+		return false;
+	if (atomic_inc_return(&pn->bg_closes) > PSTRIPE_BG_CLOSE_MAX) {
+		atomic_dec(&pn->bg_closes);
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_CLOSE_TIMEOUTS);
+		ps->close_rst = true;
+		return false;
+	}
+	ps->bg_close = true;
+	ps->bg_una = ps->snd_una;
+	ps->bg_deadline = jiffies + pstripe_bg_budget(sk);
+	sock_orphan(sk);
+	pstripe_schedule(ps, pstripe_bg_budget(sk));
+	return true;
+}
+
+/*
+ * close() of a striped connection, under the lock: unread data or SO_LINGER
+ * {1, 0} reset it; else the end-of-stream block is queued, SO_LINGER's
+ * time waited, and what is not acknowledged yet finishes in the
+ * background.  True when it does.
+ */
+static bool pstripe_close_linger(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+
+	if (pstripe_unread(ps) ||
+	    (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime)) {
+		ps->close_rst = true;
+		return false;
+	}
+	pstripe_queue_fin(ps);
+	pstripe_push_all(ps);
+	if (sock_flag(sk, SOCK_LINGER))
+		pstripe_linger_wait(ps);
+	return pstripe_close_bg(ps);
+}
+
+/*
+ * The work of an orphaned connection: done once the peer acknowledged
+ * every block or every subflow died; reset when the peer sends data
+ * nobody will read, or sends no acknowledgment for 4 * stale_timeout_ms
+ * (CloseTimeouts).
+ */
+static bool pstripe_bg_close_done(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+
+	sock_owned_by_me(sk);
+	if (ps->snd_una != ps->bg_una) {
+		ps->bg_una = ps->snd_una;
+		ps->bg_deadline = jiffies + pstripe_bg_budget(sk);
+	}
+	if (!ps->nlive || pstripe_data_acked(ps))
+		return true;
+	if (pstripe_unread(ps)) {
+		ps->close_rst = true;
+		return true;
+	}
+	if (time_after_eq(jiffies, ps->bg_deadline)) {
+		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_CLOSE_TIMEOUTS);
+		ps->close_rst = true;
+		return true;
+	}
+	pstripe_schedule(ps, ps->bg_deadline - jiffies);
+	return false;
+}
+
+/*
+ * The subflows of a closed connection: reset (close_rst), or handed to the
+ * graveyard once what is queued was flushed; a subflow left inside a
+ * block is reset, so that no FIN follows half a block.
+ */
+static void pstripe_close_subflows(struct pstripe_sock *ps)
+{
+	bool striped = ps_sk(ps)->sk_state == TCP_ESTABLISHED &&
+		       !ps->fallback;
 	int i;
 
-	pstripe_reap_init(&reap);
-	lock_sock(sk);
-	est = sk->sk_state == TCP_ESTABLISHED;
-	if (est && !ps->fallback) {
-		pstripe_queue_fin(ps);
-		pstripe_push_all(ps);
-		pstripe_close_wait(ps);
+	if (striped && !ps->close_rst)
+		pstripe_flush_final(ps);
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		if (ps->close_rst || (striped && sf->busy)) {
+			pstripe_sf_kill(ps, i, -ECONNRESET);
+		} else if (striped) {
+			pstripe_sf_drop_pull(ps, sf);
+			pstripe_grave_add(sf);
+			ps->sf[i] = NULL;
+		}
 	}
+}
+
+/*
+ * The end of a socket, under its lock: every callback detached (nothing
+ * queues the work any more), the subflows closed, children and
+ * unclassified connections moved to @reap for after release_sock().
+ */
+static void pstripe_teardown(struct pstripe_sock *ps,
+			     struct pstripe_reap *reap)
+{
+	struct sock *sk = ps_sk(ps);
+	int i;
+
+	sock_owned_by_me(sk);
 	ps->closing = true;
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
 		if (ps->sf[i])
 			pstripe_sf_detach(ps->sf[i]);
-	/* Unclassified connections must not wake this socket either. */
-	list_for_each_entry(sf, &ps->pending, node)
-		pstripe_sf_detach(sf);
-	list_splice_init(&ps->pending, &reap.subflows);
-	list_splice_init(&ps->embryos, &reap.children);
-	list_splice_init(&ps->accept_q, &reap.children);
-	WRITE_ONCE(ps->accept_len, 0);
-	list_for_each_entry(child, &reap.children, lnode) {
-		for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
-			if (child->sf[i])
-				pstripe_sf_set_owner(child->sf[i],
-						     ps_sk(child));
-	}
+	pstripe_listener_drain(ps, reap);
+	pstripe_close_subflows(ps);
 	pstripe_set_state(sk, TCP_CLOSE);
+	pstripe_release_subflows(ps);
+	pstripe_free_blocks(ps);
+	if (ps->bg_close)
+		atomic_dec(&pstripe_get_pernet(sock_net(sk))->bg_closes);
+}
+
+/*
+ * close() returns at once, as TCP's: what the peer has not acknowledged
+ * yet is resent by the orphaned socket's work (pstripe_close_linger()).
+ */
+void pstripe_close(struct sock *sk, long timeout)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct pstripe_reap reap;
+
+	pstripe_reap_init(&reap);
+	lock_sock(sk);
+	if (sk->sk_state == TCP_ESTABLISHED) {
+		if (ps->fallback)
+			ps->close_rst = sock_flag(sk, SOCK_LINGER) &&
+					!sk->sk_lingertime;
+		else if (pstripe_close_linger(ps))
+			goto orphaned;
+	}
+	pstripe_teardown(ps, &reap);
 	release_sock(sk);
 
 	/* Nothing queues the work now; wait for a run in progress. */
 	if (cancel_delayed_work_sync(&ps->work))
 		sock_put(sk);
-
-	lock_sock(sk);
-	if (est && !ps->fallback) {
-		bool unread = pstripe_unread(ps);
-
-		pstripe_flush_final(ps);
-		/* As TCP: a reset when data was left unread. */
-		for (i = 0; !unread && i < ps->nsf; i++) {
-			if (pstripe_sf_live(ps->sf[i])) {
-				pstripe_sf_drop_pull(ps, ps->sf[i]);
-				pstripe_grave_add(ps->sf[i]);
-				ps->sf[i] = NULL;
-			}
-		}
-	}
-	pstripe_release_subflows(ps);
-	pstripe_free_blocks(ps);
-	release_sock(sk);
 	pstripe_reap_all(&reap);
 	pstripe_wake(sk);
 	sk_common_release(sk);
+	return;
+orphaned:
+	release_sock(sk);
+}
+
+static void pstripe_work(struct work_struct *work)
+{
+	struct pstripe_sock *ps = container_of(to_delayed_work(work),
+					       struct pstripe_sock, work);
+	struct sock *sk = ps_sk(ps);
+	struct pstripe_reap reap;
+	bool release = false;
+	int i;
+
+	pstripe_reap_init(&reap);
+	lock_sock(sk);
+	if (ps->closing)
+		goto out;
+	pstripe_sync_opts(sk);
+	switch (sk->sk_state) {
+	case TCP_LISTEN:
+		pstripe_listen_work(ps, &reap);
+		pstripe_reap_disown(&reap);
+		break;
+	case TCP_SYN_SENT:
+		pstripe_connect_work(ps);
+		break;
+	case TCP_ESTABLISHED:
+		if (ps->fallback) {
+			i = pstripe_late_hello(ps);
+			if (i && i != -EAGAIN)
+				pstripe_abort(ps, -EPROTO);
+			break;
+		}
+		/*
+		 * Acks at the subflows' heads (behind copies to drop); dead
+		 * subflows; flush.
+		 */
+		for (i = 0; i < ps->nsf; i++) {
+			if (pstripe_sf_clear(ps, i)) {
+				pstripe_abort(ps, -EPROTO);
+				break;
+			}
+		}
+		pstripe_check_subflows(ps);
+		pstripe_push_all(ps);
+		pstripe_wake(sk);
+		if (ps->bg_close && pstripe_bg_close_done(ps)) {
+			pstripe_teardown(ps, &reap);
+			release = true;
+		}
+		break;
+	}
+out:
+	release_sock(sk);
+	pstripe_reap_all(&reap);
+	if (release)		/* close() left it to this run */
+		sk_common_release(sk);
+	sock_put(sk);		/* the reference of this run */
+}
+
+void pstripe_sock_init(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+
+	INIT_DELAYED_WORK(&ps->work, pstripe_work);
+	INIT_LIST_HEAD(&ps->pending);
+	INIT_LIST_HEAD(&ps->embryos);
+	INIT_LIST_HEAD(&ps->accept_q);
+	INIT_LIST_HEAD(&ps->lnode);
+	INIT_LIST_HEAD(&ps->rtx);
+	INIT_LIST_HEAD(&ps->ooo);
+	ps->rcv_cur = -1;
+	/*
+	 * Blocks stay in the send buffer until the peer acknowledges them:
+	 * as much room as TCP's largest send buffer (tcp_wmem[2]).
+	 */
+	sk->sk_sndbuf = max_t(int, sk->sk_sndbuf,
+			      READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]));
+	/* The reorder queue may hold a whole window (pstripe_rblk_alloc()). */
+	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, PSTRIPE_RCV_WIN);
 }
 
 const struct proto_ops pstripe_stream_ops = {

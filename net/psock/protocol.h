@@ -45,6 +45,8 @@ struct pstripe_mib {
  * @hello_timeout_ms: how long each side waits for the other's hello before
  *	treating the connection as plain TCP
  * @mib: counters shown in /proc/net/psock (mib.c)
+ * @bg_closes: closed sockets finishing in the background, at most
+ *	PSTRIPE_BG_CLOSE_MAX
  */
 struct pstripe_pernet {
 	struct ctl_table_header	*sysctl_hdr;
@@ -55,7 +57,11 @@ struct pstripe_pernet {
 	int			stale_timeout_ms;
 	int			hello_timeout_ms;
 	struct pstripe_mib __percpu *mib;
+	atomic_t		bg_closes;
 };
+
+/* Closed sockets of one namespace finishing in the background, at most. */
+#define PSTRIPE_BG_CLOSE_MAX	1024
 
 /**
  * struct pstripe_addr - an address added with PSOCK_ADD_LOCAL_ADDR
@@ -150,10 +156,18 @@ struct pstripe_blk {
  * @pull: block being copied into the reorder queue
  * @poff: bytes of @pull copied
  * @last_una: TCP snd_una at @progress_at
+ * @last_rcv: TCP rcv_nxt at the last stale check
  * @progress_at: jiffies when TCP last saw an ack or had nothing to deliver
  *	(at the last stale check)
+ * @heard_at: jiffies of the last stale check that saw the peer acknowledge
+ *	or send something on this subflow: its path worked then
+ * @resumed_at: jiffies of the first such check after a silence of half
+ *	a stale timeout or more
  * @in_flight: the last stale check saw data not acknowledged (in flight,
  *	or queued while the peer's window is open)
+ * @graced: stuck, given until @grace_end to show that its path is back
+ *	(pstripe_sf_forsaken())
+ * @grace_end: see @graced
  * @bytes_sent: bytes written to TCP, headers included
  * @bytes_received: bytes read from TCP, headers included
  */
@@ -190,8 +204,13 @@ struct pstripe_subflow {
 	struct pstripe_blk	*pull;
 	u32			poff;
 	u32			last_una;
+	u32			last_rcv;
 	unsigned long		progress_at;
+	unsigned long		heard_at;
+	unsigned long		resumed_at;
 	bool			in_flight;
+	bool			graced;
+	unsigned long		grace_end;
 	u64			bytes_sent;
 	u64			bytes_received;
 };
@@ -223,7 +242,12 @@ struct pstripe_sf_opts {
  * @sndbuf: SO_SNDBUF of each subflow, 0 for the default
  * @rcvbuf: SO_RCVBUF of each subflow, 0 for the default
  * @work: handshakes, the listener's classification, flushing blocks
- * @closing: close() began; the work does nothing more
+ * @closing: the socket is torn down; the work does nothing more
+ * @bg_close: closed with blocks unacknowledged: orphaned, the work
+ *	finishes the connection (counted in the netns' @bg_closes)
+ * @close_rst: the subflows are reset at the end, not closed with a FIN
+ * @bg_una: @snd_una when @bg_deadline was last set
+ * @bg_deadline: an orphan with no acknowledgment until then is reset
  * @phase: client handshake phase (PSTRIPE_PH_*)
  * @fallback: the peer does not speak PSOCK: subflow 0 is a plain stream
  * @snd_fin: shutdown(SHUT_WR) asked; FINs follow the last blocks
@@ -288,6 +312,10 @@ struct pstripe_sock {
 	int			rcvbuf[PSOCK_STREAM_CNT_LIMIT];
 	struct delayed_work	work;
 	bool			closing;
+	bool			bg_close;
+	bool			close_rst;
+	u32			bg_una;
+	unsigned long		bg_deadline;
 	u8			phase;
 	bool			fallback;
 	bool			snd_fin;
@@ -449,6 +477,7 @@ bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload);
 int pstripe_got_ack(struct pstripe_sock *ps, u32 ack);
 void pstripe_push_all(struct pstripe_sock *ps);
 void pstripe_queue_fin(struct pstripe_sock *ps);
+void pstripe_sf_probe(struct pstripe_sock *ps, int i);
 void pstripe_free_blocks(struct pstripe_sock *ps);
 int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg);
 int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg);

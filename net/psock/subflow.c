@@ -145,6 +145,13 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 		return NULL;
 	}
 	ssk = sf->sock->sk;
+	/*
+	 * TCP's timers outlive sock_release() (FIN, retransmissions), and a
+	 * kernel socket does not hold its namespace: make it, as MPTCP does,
+	 * so that none runs in a dead one.  Clones of our TCP listener
+	 * inherit the reference.
+	 */
+	sk_net_refcnt_upgrade(ssk);
 	ssk->sk_reuse = sk->sk_reuse;
 	ssk->sk_bound_dev_if = sk->sk_bound_dev_if;
 #if IS_ENABLED(CONFIG_IPV6)
@@ -170,6 +177,8 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	}
 	sf->index = index;
 	INIT_LIST_HEAD(&sf->node);
+	sf->heard_at = jiffies;
+	sf->resumed_at = jiffies;
 	pstripe_sf_attach(sf, sk, NULL);
 	return sf;
 }
@@ -185,6 +194,8 @@ struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 		return NULL;
 	sf->sock = sock;
 	INIT_LIST_HEAD(&sf->node);
+	sf->heard_at = jiffies;
+	sf->resumed_at = jiffies;
 	pstripe_sf_attach(sf, owner, lsf);
 	return sf;
 }
@@ -336,61 +347,130 @@ void pstripe_release_subflows(struct pstripe_sock *ps)
 }
 
 /*
- * No progress for stale_timeout_ms while TCP has data to deliver: the path
- * is gone (link down, everything dropped).  TCP itself would retry for
- * many minutes.
+ * Is live subflow @sf stuck: data to deliver and no acknowledgment since
+ * the clock started?  Stuck means data not acknowledged and no ack for
+ * it: in flight, or queued while the peer's window is open (a route gone
+ * with its link keeps TCP from sending anything), or behind a closed
+ * window whose probes go unanswered.  A peer that closed its window (not
+ * reading) answers the probes, and each answer clears icsk_probes_out:
+ * not stuck.  The clock starts when this check first sees such data: a
+ * subflow that was idle since the last check is not late.  *@waiting
+ * says whether it has data outstanding.  Also notes when the peer was
+ * last heard on @sf (an ack, or data), and when it was heard again after
+ * a silence.
  */
-void pstripe_check_subflows(struct pstripe_sock *ps)
+static bool pstripe_sf_stuck(struct pstripe_subflow *sf, unsigned long stale,
+			     bool *waiting)
 {
-	unsigned long stale = pstripe_stale_jiffies(ps_sk(ps));
-	bool outstanding = false, waiting;
+	struct sock *ssk = sf->sock->sk;
+	struct tcp_sock *tp = tcp_sk(ssk);
+	u32 una = READ_ONCE(tp->snd_una), rcv = READ_ONCE(tp->rcv_nxt);
+
+	if (una != sf->last_una || rcv != sf->last_rcv) {
+		if (time_after(jiffies, sf->heard_at + stale / 2))
+			sf->resumed_at = jiffies;
+		sf->heard_at = jiffies;
+	}
+	sf->last_rcv = rcv;
+	*waiting = READ_ONCE(tp->packets_out) ||
+		   (READ_ONCE(tp->write_seq) != una &&
+		    (READ_ONCE(tp->snd_wnd) ||
+		     READ_ONCE(inet_csk(ssk)->icsk_probes_out)));
+	if (!*waiting || una != sf->last_una || !sf->in_flight) {
+		sf->last_una = una;
+		sf->progress_at = jiffies;
+		sf->in_flight = *waiting;
+		sf->graced = false;
+		return false;
+	}
+	return time_after_eq(jiffies, sf->progress_at + stale);
+}
+
+/*
+ * Is stuck subflow @s's path gone while another works?  Another works
+ * when the peer was heard on it well after @s went silent (half a stale
+ * timeout after: the checks see an ack up to a quarter late, and a loss
+ * that hit every path at once must not count the last acks before it).
+ * When that one was silent too and came back (the end of an outage of
+ * every path, or it merely had nothing to deliver), @s gets a grace of a
+ * stale timeout and its retransmission timeout as they are then: its next
+ * retransmission, answered, tells that its own path is back too.
+ */
+static bool pstripe_sf_forsaken(struct pstripe_sock *ps, int s,
+				unsigned long stale)
+{
+	struct pstripe_subflow *ssf = ps->sf[s];
+	struct sock *ssk = ssf->sock->sk;
+	unsigned long since = ssf->progress_at;
 	int i;
 
 	for (i = 0; i < ps->nsf; i++) {
 		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (i == s || !pstripe_sf_live(sf) ||
+		    !time_after(sf->heard_at, since + stale / 2))
+			continue;
+		if (!time_after(sf->resumed_at, since))
+			return true;	/* it worked all along */
+		if (!ssf->graced) {
+			ssf->graced = true;
+			ssf->grace_end = jiffies + stale +
+				inet_csk_rto_backoff(inet_csk(ssk),
+						     TCP_RTO_MAX);
+		}
+		return time_after_eq(jiffies, ssf->grace_end);
+	}
+	return false;
+}
+
+/*
+ * No progress for stale_timeout_ms while TCP has data to deliver: the path
+ * is gone (link down, everything dropped), and the subflow is killed so
+ * that its blocks go to another, but only while another subflow works
+ * (pstripe_sf_forsaken()).  When none does (an outage of every path, or
+ * of the one bottleneck they share) nothing is killed: the connection
+ * waits, as one TCP connection would, until a path comes back or TCP
+ * itself gives up; subflows with nothing to deliver are probed meanwhile,
+ * as their answer is what tells that their path works.
+ */
+void pstripe_check_subflows(struct pstripe_sock *ps)
+{
+	unsigned long stale = pstripe_stale_jiffies(ps_sk(ps));
+	DECLARE_BITMAP(stuck, PSOCK_STREAM_CNT_LIMIT);
+	bool outstanding = false, spared = false, waiting;
+	int i;
+
+	bitmap_zero(stuck, PSOCK_STREAM_CNT_LIMIT);
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
 		struct sock *ssk;
-		struct tcp_sock *tp;
-		u32 una;
 
 		if (!pstripe_sf_live(sf))
 			continue;
 		ssk = sf->sock->sk;
-		tp = tcp_sk(ssk);
 		/* Reset: what it received is read first (parse kills it). */
 		if (READ_ONCE(ssk->sk_err)) {
 			if (!pstripe_sf_readable_data(sf))
 				pstripe_sf_kill(ps, i, -READ_ONCE(ssk->sk_err));
 			continue;
 		}
-		/*
-		 * Stuck means data not acknowledged and no ack for it: in
-		 * flight, or queued while the peer's window is open (a route
-		 * gone with its link keeps TCP from sending anything), or
-		 * behind a closed window whose probes go unanswered.  A peer
-		 * that closed its window (not reading) answers the probes,
-		 * and each answer clears icsk_probes_out: not stuck.  The
-		 * clock starts when this check first sees such data: a
-		 * subflow that was idle since the last check is not late.
-		 */
-		una = READ_ONCE(tp->snd_una);
-		waiting = READ_ONCE(tp->packets_out) ||
-			  (READ_ONCE(tp->write_seq) != una &&
-			   (READ_ONCE(tp->snd_wnd) ||
-			    READ_ONCE(inet_csk(ssk)->icsk_probes_out)));
-		if (!waiting || una != sf->last_una || !sf->in_flight) {
-			sf->last_una = una;
-			sf->progress_at = jiffies;
-			sf->in_flight = waiting;
-			if (waiting)
-				outstanding = true;
-			continue;
-		}
-		if (time_after_eq(jiffies, sf->progress_at + stale)) {
-			pstripe_sf_kill(ps, i, -ETIMEDOUT);
-			continue;
-		}
-		outstanding = true;
+		if (pstripe_sf_stuck(sf, stale, &waiting))
+			__set_bit(i, stuck);
+		outstanding |= waiting;
 	}
+	/* Verdicts first, then kills: a kill moves blocks to the others. */
+	for (i = 0; i < ps->nsf; i++) {
+		if (test_bit(i, stuck) && !pstripe_sf_forsaken(ps, i, stale)) {
+			__clear_bit(i, stuck);
+			spared = true;
+		}
+	}
+	for (i = 0; i < ps->nsf; i++)
+		if (test_bit(i, stuck))
+			pstripe_sf_kill(ps, i, -ETIMEDOUT);
+	for (i = 0; spared && i < ps->nsf; i++)
+		if (pstripe_sf_live(ps->sf[i]) && !ps->sf[i]->in_flight)
+			pstripe_sf_probe(ps, i);
 	if (outstanding || ps->rtx_cnt)
 		pstripe_schedule(ps, max_t(unsigned long, stale / 4, 1));
 }
@@ -404,8 +484,8 @@ void pstripe_check_subflows(struct pstripe_sock *ps)
  * the peer.  So close() only shuts the subflows down for writing (a FIN
  * after the last block) and leaves them here; the graveyard reads and
  * drops what arrives until the peer's FIN, an error, or
- * PSTRIPE_GRAVE_SECS, then releases them.  Each holds a reference on its
- * network namespace meanwhile.
+ * PSTRIPE_GRAVE_SECS, then releases them.  Their TCP sockets hold their
+ * network namespace (pstripe_sf_create()).
  */
 #define PSTRIPE_GRAVE_SECS	60
 
@@ -418,14 +498,6 @@ static DEFINE_SPINLOCK(pstripe_graves_lock);
 static void pstripe_grave_work(struct work_struct *work);
 
 static DECLARE_DELAYED_WORK(pstripe_grave_dwork, pstripe_grave_work);
-
-static void pstripe_grave_free(struct pstripe_subflow *sf)
-{
-	struct net *net = sock_net(sf->sock->sk);
-
-	pstripe_sf_free(sf);
-	put_net(net);
-}
 
 /* Drain one subflow: true once it can go. */
 static bool pstripe_grave_drain(struct pstripe_subflow *sf)
@@ -455,7 +527,7 @@ static void pstripe_grave_work(struct work_struct *work)
 			list_move(&sf->node, &done);
 	list_for_each_entry_safe(sf, tmp, &done, node) {
 		list_del(&sf->node);
-		pstripe_grave_free(sf);
+		pstripe_sf_free(sf);
 	}
 	spin_lock_bh(&pstripe_graves_lock);
 	list_splice(&todo, &pstripe_graves);
@@ -470,7 +542,6 @@ void pstripe_grave_add(struct pstripe_subflow *sf)
 {
 	pstripe_sf_detach(sf);
 	kernel_sock_shutdown(sf->sock, SHUT_WR);
-	get_net(sock_net(sf->sock->sk));
 	sf->deadline = jiffies + PSTRIPE_GRAVE_SECS * HZ;
 	spin_lock_bh(&pstripe_graves_lock);
 	list_add_tail(&sf->node, &pstripe_graves);
@@ -490,6 +561,6 @@ void pstripe_grave_flush(void)
 	spin_unlock_bh(&pstripe_graves_lock);
 	list_for_each_entry_safe(sf, tmp, &todo, node) {
 		list_del(&sf->node);
-		pstripe_grave_free(sf);
+		pstripe_sf_free(sf);
 	}
 }

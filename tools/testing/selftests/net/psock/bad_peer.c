@@ -752,13 +752,18 @@ TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 	for (i = 0; i < TRICKLERS; i++) {
 		pid[i] = fork();
 		ASSERT_LE(0, pid[i]);
-		if (!pid[i])
+		if (!pid[i]) {
+			close(lfd);	/* the parent's alone */
 			trickle_client(port, end);
+		}
 	}
 	while (time(NULL) < end && lfd >= 0) {
 		usleep(10000 + (cycles % 7) * 3000);
 		close(lfd);
 		lfd = lo_listen_at(AF_INET, IPPROTO_PSOCK, port);
+		if (lfd < 0)
+			TH_LOG("listen again after %d cycles: %s", cycles,
+			       strerror(errno));
 		cycles++;
 	}
 	for (i = 0; i < TRICKLERS; i++)

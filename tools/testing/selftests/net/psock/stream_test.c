@@ -847,6 +847,54 @@ TEST_F_TIMEOUT(pair, unconnected_calls_like_tcp, 120)
 	close(fd);
 }
 
+static void *accept_err(void *arg)
+{
+	int fd = accept(*(int *)arg, NULL, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
+	}
+	return (void *)(long)errno;
+}
+
+/*
+ * shutdown() of a listener, as TCP's: SHUT_WR does nothing; SHUT_RD stops
+ * it, a blocked accept() fails with EINVAL, connect() is refused; listen()
+ * starts it again (on a new port: it was bound to port 0, as a TCP
+ * listener would be).
+ */
+TEST_F_TIMEOUT(pair, listener_shutdown, 120)
+{
+	pthread_t t;
+	void *ret;
+	int c, a;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, accept_err, &self->lfd));
+	usleep(200000);
+	EXPECT_EQ(0, shutdown(self->lfd, SHUT_WR));
+	EXPECT_EQ(0, shutdown(self->lfd, SHUT_RD));
+	ASSERT_EQ(0, pthread_join(t, &ret));
+	EXPECT_EQ(EINVAL, (long)ret);
+	c = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(-1, lo_connect(c, variant->family, self->port));
+	EXPECT_EQ(ECONNREFUSED, errno) TH_LOG("connect: %s", strerror(errno));
+	close(c);
+	/* Bound to port 0, it gets a new one, as a TCP listener does. */
+	ASSERT_EQ(0, listen(self->lfd, 8));
+	self->port = sock_port(self->lfd);
+	ASSERT_LT(0, self->port);
+	c = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, lo_connect(c, variant->family, self->port));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	EXPECT_EQ(4, send(c, "ping", 4, 0));
+	close(a);
+	close(c);
+}
+
 /* 1000 short connections: every socket is gone afterwards. */
 TEST_F_TIMEOUT(ns, many_short_connections, 600)
 {

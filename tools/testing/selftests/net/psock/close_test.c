@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * close() of a PSOCK connection behaves as TCP's (Documentation/psock.rst,
+ * "close()"): it returns at once, and the blocks the peer has not
+ * acknowledged yet are still delivered by the orphaned socket; SO_LINGER
+ * with a time waits at most that long; SO_LINGER {1, 0} and data left
+ * unread reset the connection; an orphan whose peer acknowledges nothing
+ * for 4 x stale_timeout_ms is reset and counted in CloseTimeouts.  The
+ * peer here does not read until the close() returned, so nothing is
+ * acknowledged before.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
+#include <sys/wait.h>
+
+#include "psock_lib.h"
+#include "kselftest_harness.h"
+
+#define STALE_MS	1000
+#define BUDGET_MS	(4 * STALE_MS)
+#define BIG		(16 << 20)
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int set_sysctl(const char *path, int val)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", val);
+	return fclose(f) ? -1 : 0;
+}
+
+/* One counter of /proc/net/psock by name; -1 when missing. */
+static long counter(const char *name)
+{
+	char hdr[1024], val[1024], *s1, *s2, *n, *x;
+	FILE *f = fopen("/proc/net/psock", "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	n = strtok_r(hdr, "\n ", &s1);
+	x = strtok_r(val, "\n ", &s2);
+	while (n && x) {
+		if (!strcmp(n, name))
+			return strtol(x, NULL, 10);
+		n = strtok_r(NULL, "\n ", &s1);
+		x = strtok_r(NULL, "\n ", &s2);
+	}
+	return -1;
+}
+
+FIXTURE(cl)
+{
+	int lfd, port, c, a;
+	uint8_t *buf;
+};
+
+FIXTURE_VARIANT(cl)
+{
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(cl, v4)
+{
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(cl, v6)
+{
+	.family = AF_INET6,
+};
+
+FIXTURE_SETUP(cl)
+{
+	struct pattern p;
+
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, set_sysctl("/proc/sys/net/psock/stale_timeout_ms",
+				STALE_MS));
+	self->lfd = lo_listen(variant->family, IPPROTO_PSOCK, &self->port);
+	ASSERT_LE(0, self->lfd);
+	self->c = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, self->c);
+	ASSERT_EQ(0, lo_connect(self->c, variant->family, self->port));
+	self->a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, self->a);
+	self->buf = malloc(BIG);
+	ASSERT_NE(NULL, self->buf);
+	pattern_init(&p, 5);
+	pattern_fill(&p, self->buf, BIG);
+}
+
+FIXTURE_TEARDOWN(cl)
+{
+	free(self->buf);
+	if (self->a >= 0)
+		close(self->a);
+	if (self->c >= 0)
+		close(self->c);
+	close(self->lfd);
+}
+
+/*
+ * Send pattern 5 until the socket stays full for 300 ms (the peer does
+ * not read) or @max bytes went; the bytes sent.
+ */
+static size_t fill(int fd, const uint8_t *buf, size_t max)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	size_t off = 0;
+
+	while (off < max) {
+		ssize_t r = send(fd, buf + off, max - off,
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (r > 0) {
+			off += r;
+			continue;
+		}
+		if (poll(&p, 1, 300) != 1)
+			break;
+	}
+	return off;
+}
+
+/* Read to the end: the bytes read, or -errno. */
+static long drain(int fd, const uint8_t *want)
+{
+	static uint8_t b[65536];
+	long got = 0;
+
+	for (;;) {
+		ssize_t r = recv(fd, b, sizeof(b), 0);
+
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return got;
+		if (got + r > BIG || memcmp(b, want + got, r))
+			return -EBADMSG;
+		got += r;
+	}
+}
+
+static int peer_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static double timed_close(int *fd)
+{
+	double t = now_ms();
+
+	close(*fd);
+	*fd = -1;
+	return now_ms() - t;
+}
+
+/*
+ * A peer that does not read yet: close() returns at once (before, it
+ * waited for acknowledgments that could not come), and every byte still
+ * arrives once the peer reads, then the end of stream.
+ */
+TEST_F_TIMEOUT(cl, returns_at_once_and_delivers, 120)
+{
+	size_t sent = fill(self->c, self->buf, BIG);
+
+	ASSERT_LT(256 << 10, sent);
+	EXPECT_GT(500, timed_close(&self->c));
+	usleep(300000);
+	EXPECT_EQ((long)sent, drain(self->a, self->buf));
+	EXPECT_EQ(0, counter("CloseTimeouts"));
+}
+
+/* An exiting process is not held by its PSOCK sockets either. */
+TEST_F_TIMEOUT(cl, exit_not_held, 120)
+{
+	double t;
+	size_t sent;
+	pid_t pid;
+	int st;
+
+	sent = fill(self->c, self->buf, BIG);
+	ASSERT_LT(256 << 10, sent);
+	t = now_ms();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(0);	/* the last holder of the socket: exit closes it */
+	close(self->c);
+	self->c = -1;
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_GT(500, now_ms() - t);
+	EXPECT_EQ((long)sent, drain(self->a, self->buf));
+}
+
+/*
+ * SO_LINGER with a time: close() waits for the acknowledgments that long
+ * and no longer; the rest is still delivered.
+ */
+TEST_F_TIMEOUT(cl, linger_waits_its_time, 120)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 1 };
+	size_t sent;
+	double t;
+
+	ASSERT_EQ(0, setsockopt(self->c, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	sent = fill(self->c, self->buf, BIG);
+	ASSERT_LT(256 << 10, sent);
+	t = timed_close(&self->c);
+	EXPECT_LT(900, t);
+	EXPECT_GT(BUDGET_MS, t);
+	EXPECT_EQ((long)sent, drain(self->a, self->buf));
+}
+
+/* SO_LINGER {1, 0}: close() resets the connection, the peer sees it. */
+TEST_F_TIMEOUT(cl, linger_zero_resets, 120)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+	ASSERT_EQ(0, setsockopt(self->c, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	ASSERT_LT(256 << 10, fill(self->c, self->buf, BIG));
+	EXPECT_GT(500, timed_close(&self->c));
+	EXPECT_EQ(-ECONNRESET, drain(self->a, self->buf));
+}
+
+/* Data left unread: close() resets the connection, as TCP's does. */
+TEST_F_TIMEOUT(cl, unread_data_resets, 120)
+{
+	struct pollfd p = { .fd = self->c, .events = POLLIN };
+
+	ASSERT_EQ(4, send(self->a, "ping", 4, 0));
+	ASSERT_EQ(1, poll(&p, 1, 5000));
+	ASSERT_LT(256 << 10, fill(self->c, self->buf, BIG));
+	EXPECT_GT(500, timed_close(&self->c));
+	EXPECT_EQ(-ECONNRESET, drain(self->a, self->buf));
+}
+
+/*
+ * A peer that never reads: the orphan gives up 4 x stale_timeout_ms after
+ * the last acknowledgment, resets the connection, counts it.
+ */
+TEST_F_TIMEOUT(cl, silent_peer_reset_after_budget, 120)
+{
+	struct pollfd p = { .fd = -1, .events = POLLIN };
+	long before = counter("CloseTimeouts");
+	double t;
+	int i;
+
+	ASSERT_LE(0, before);
+	ASSERT_LT(256 << 10, fill(self->c, self->buf, BIG));
+	t = now_ms();
+	EXPECT_GT(500, timed_close(&self->c));
+	/* The counter moves within the budget and some. */
+	for (i = 0; i < 200 && counter("CloseTimeouts") == before; i++)
+		usleep(50000);
+	EXPECT_EQ(before + 1, counter("CloseTimeouts"));
+	EXPECT_LT(BUDGET_MS - 200, now_ms() - t);
+	/* The peer sees a reset after what was buffered. */
+	p.fd = self->a;
+	EXPECT_EQ(1, poll(&p, 1, 1000));
+	EXPECT_EQ(-ECONNRESET, drain(self->a, self->buf));
+}
+
+/*
+ * A fallback connection in a namespace of its own, whose peer vanished
+ * behind a rule dropping every packet: close() leaves its TCP socket to
+ * TCP, which retransmits (5 times, about 12 s, for an orphan here).  Run
+ * in a child that waits on @go before it starts, after its namespace
+ * was made; 0 when all went as planned.
+ */
+static int orphan_in_netns(int ready, int go)
+{
+	static char data[65536];
+	struct linger z = { .l_onoff = 1, .l_linger = 0 };
+	struct psock_info_buf info;
+	int l, c, a, port;
+	char b;
+
+	if (netns_lo() || write(ready, "r", 1) != 1 || read(go, &b, 1) != 1)
+		return 1;
+	if (set_sysctl("/proc/sys/net/psock/hello_timeout_ms", 100) ||
+	    set_sysctl("/proc/sys/net/ipv4/tcp_orphan_retries", 5))
+		return 2;
+	l = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	if (l < 0 || c < 0 || lo_connect(c, AF_INET, port))
+		return 3;
+	a = accept(l, NULL, NULL);
+	if (a < 0 || psock_info(c, &info) ||
+	    !(info.h.flags & PSOCK_INFO_FALLBACK))
+		return 4;
+	if (system("nft add table inet t && nft 'add chain inet t o "
+		   "{ type filter hook output priority 0; policy drop; }'"))
+		return 5;
+	if (send(c, data, sizeof(data), 0) != sizeof(data))
+		return 6;
+	/* The server goes at once (its reset is dropped too). */
+	if (setsockopt(a, SOL_SOCKET, SO_LINGER, &z, sizeof(z)))
+		return 7;
+	close(a);
+	close(l);
+	close(c);
+	return 0;
+}
+
+/* Is nsid @id (of this namespace) still given to a live namespace? */
+static int nsid_listed(int id)
+{
+	char line[256];
+	int found = 0, n;
+	FILE *f;
+
+	f = popen("ip netns list-id", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "nsid %d", &n) == 1 && n == id)
+			found = 1;
+	return pclose(f) ? -1 : found;
+}
+
+/*
+ * The TCP sockets of a closed PSOCK connection hold their network
+ * namespace while TCP's timers run, as a user's TCP socket does: after
+ * "ip netns del" and the exit of its last process, the namespace lives
+ * on until the orphan ends, then goes.  Without that reference the timers
+ * ran in a namespace being freed (KASAN on kernels before 6.14, where
+ * a kernel socket holds no reference at all).  The namespace is watched
+ * through the nsid this namespace gives it.
+ */
+FIXTURE(orphan)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(orphan)
+{
+}
+
+FIXTURE_TEARDOWN(orphan)
+{
+}
+
+TEST_F_TIMEOUT(orphan, tcp_orphan_holds_its_netns, 120)
+{
+	int ready[2], go[2], i, listed;
+	char cmd[160], name[32];
+	pid_t pid;
+
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(orphan_in_netns(ready[1], go[0]));
+	ASSERT_EQ(1, read(ready[0], cmd, 1));
+	snprintf(name, sizeof(name), "psock-orphan-%d", getpid());
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns attach %s %d && ip netns set %s 77", name, pid,
+		 name);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(0, peer_status(pid));
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", name);
+	ASSERT_EQ(0, system(cmd));
+	/* Its last process and its name are gone; the orphan holds it. */
+	sleep(2);
+	EXPECT_EQ(1, nsid_listed(77));
+	/* It goes once the orphan ends. */
+	for (i = 0, listed = 1; i < 60 && listed; i++) {
+		sleep(1);
+		listed = nsid_listed(77);
+	}
+	EXPECT_EQ(0, listed);
+}
+
+TEST_HARNESS_MAIN
