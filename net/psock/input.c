@@ -120,6 +120,36 @@ static int pstripe_sf_parse(struct pstripe_sock *ps, int i)
 	return 0;
 }
 
+/*
+ * SO_RCVLOWAT for poll(): are that many bytes there?  Lockless: the bytes
+ * the subflows' TCP holds and the blocks the socket keeps are counted,
+ * headers and blocks still out of order included, so this may say yes a
+ * little early (a read then waits, or returns less); never too late.
+ */
+bool pstripe_rcv_lowat_met(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+	int low = READ_ONCE(sk->sk_rcvlowat), i;
+	s64 bytes;
+
+	if (low <= 1 || READ_ONCE(ps->rcv_eof) ||
+	    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
+	    !READ_ONCE(ps->nlive))
+		return true;
+	bytes = atomic_read(&sk->sk_rmem_alloc);
+	for (i = 0; i < READ_ONCE(ps->nsf) && bytes < low; i++) {
+		const struct pstripe_subflow *sf = READ_ONCE(ps->sf[i]);
+		const struct tcp_sock *tp;
+
+		if (!pstripe_sf_live(sf))
+			continue;
+		tp = tcp_sk(sf->sock->sk);
+		bytes += (u32)(READ_ONCE(tp->rcv_nxt) -
+			       READ_ONCE(tp->copied_seq));
+	}
+	return bytes >= low;
+}
+
 /* Can recv() make progress?  Lockless for poll(); exact under the lock. */
 bool pstripe_rcv_ready(struct pstripe_sock *ps)
 {

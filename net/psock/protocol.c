@@ -516,7 +516,7 @@ static __poll_t pstripe_poll(struct file *file, struct socket *sock,
 		shutdown |= RCV_SHUTDOWN;
 	if (shutdown == SHUTDOWN_MASK)
 		mask |= EPOLLHUP;
-	if (pstripe_rcv_ready(ps))
+	if (pstripe_rcv_ready(ps) && pstripe_rcv_lowat_met(ps))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (shutdown & RCV_SHUTDOWN)
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;

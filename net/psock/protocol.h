@@ -490,6 +490,7 @@ struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 void pstripe_rblk_free(struct pstripe_sock *ps, struct pstripe_blk *blk);
 void pstripe_sf_drop_pull(struct pstripe_sock *ps,
 			  struct pstripe_subflow *sf);
+bool pstripe_rcv_lowat_met(struct pstripe_sock *ps);
 bool pstripe_rcv_ready(struct pstripe_sock *ps);
 bool pstripe_peer_fin(struct pstripe_sock *ps);
 int pstripe_sf_clear(struct pstripe_sock *ps, int i);

@@ -310,8 +310,8 @@ static int orphan_in_netns(int ready, int go)
 	if (a < 0 || psock_info(c, &info) ||
 	    !(info.h.flags & PSOCK_INFO_FALLBACK))
 		return 4;
-	if (system("nft add table inet t && nft 'add chain inet t o "
-		   "{ type filter hook output priority 0; policy drop; }'"))
+	if (system("nft add table inet t") ||
+	    system("nft 'add chain inet t o { type filter hook output priority 0; policy drop; }'"))
 		return 5;
 	if (send(c, data, sizeof(data), 0) != sizeof(data))
 		return 6;

@@ -236,9 +236,10 @@ static int negotiate(int crcmd, int cmax, int cdrv, int srcmd, int smax,
 		if (c < 0 || duplex(c, 4, 50000, 3, 70000) || psock_info(c, &b))
 			_exit(2);
 		/* The server reports what the client does: the caller checks
-		 * the client; the exit code carries the server's count.
+		 * the client; the exit code carries the server's count, above
+		 * the codes of errors (10 + 2 n + driver, at most 75).
 		 */
-		_exit(b.h.stream_cnt * 2 + b.h.driver);
+		_exit(10 + b.h.stream_cnt * 2 + b.h.driver);
 	}
 	close(lfd);
 	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
@@ -251,8 +252,12 @@ static int negotiate(int crcmd, int cmax, int cdrv, int srcmd, int smax,
 	if (!ok)
 		return -1;
 	*ci = b.h;
-	if (c != (int)(b.h.stream_cnt * 2 + b.h.driver)) {
-		fprintf(stderr, "# server saw %d/%d\n", c / 2, c % 2);
+	if (c != (int)(10 + b.h.stream_cnt * 2 + b.h.driver)) {
+		if (c < 10)
+			fprintf(stderr, "# server failed (%d)\n", c);
+		else
+			fprintf(stderr, "# server saw %d/%d\n", (c - 10) / 2,
+				c % 2);
 		return -1;
 	}
 	return 0;
@@ -845,6 +850,119 @@ TEST_F_TIMEOUT(pair, unconnected_calls_like_tcp, 120)
 	EXPECT_EQ(EISCONN, errno);
 	close(tcp);
 	close(fd);
+}
+
+/* A connected pair on the fixture's listener: 0, or -1. */
+static int connect_pair(int family, int lfd, int port, int *c, int *a)
+{
+	*c = socket(family, SOCK_STREAM, IPPROTO_PSOCK);
+	if (*c < 0 || lo_connect(*c, family, port))
+		return -1;
+	*a = accept(lfd, NULL, NULL);
+	return *a < 0 ? -1 : 0;
+}
+
+/* MSG_OOB and MSG_ERRQUEUE: EOPNOTSUPP, the connection unharmed. */
+TEST_F_TIMEOUT(pair, oob_and_errqueue_refused, 120)
+{
+	char b[4];
+	int c, a;
+
+	ASSERT_EQ(0, connect_pair(variant->family, self->lfd, self->port,
+				  &c, &a));
+	EXPECT_EQ(-1, send(c, "x", 1, MSG_OOB));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, recv(a, b, 1, MSG_OOB));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, recv(a, b, 1, MSG_ERRQUEUE));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(4, send(c, "ping", 4, 0));
+	EXPECT_EQ(4, recv(a, b, 4, MSG_WAITALL));
+	EXPECT_EQ(0, memcmp(b, "ping", 4));
+	close(a);
+	close(c);
+}
+
+/*
+ * SO_RCVLOWAT, as TCP's: poll() reports POLLIN once that much is there; a
+ * blocking recv() waits for it; a non-blocking one returns what is there.
+ */
+TEST_F_TIMEOUT(pair, rcvlowat, 120)
+{
+	struct pollfd p = { .events = POLLIN };
+	static char b[2000];
+	int c, a, low = 1000;
+
+	ASSERT_EQ(0, connect_pair(variant->family, self->lfd, self->port,
+				  &c, &a));
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVLOWAT, &low,
+				sizeof(low)));
+	p.fd = a;
+	ASSERT_EQ(500, send(c, b, 500, 0));
+	EXPECT_EQ(0, poll(&p, 1, 500));
+	ASSERT_EQ(600, send(c, b, 600, 0));
+	EXPECT_EQ(1, poll(&p, 1, 5000));
+	EXPECT_LE(1000, recv(a, b, sizeof(b), 0));
+	ASSERT_EQ(300, send(c, b, 300, 0));
+	usleep(300000);
+	EXPECT_LT(0, recv(a, b, sizeof(b), MSG_DONTWAIT));
+	close(a);
+	close(c);
+}
+
+/*
+ * A connect() that failed may be tried again on the same socket, and
+ * succeed (Documentation/psock.rst, connect()).
+ */
+TEST_F_TIMEOUT(pair, connect_again_after_failure, 120)
+{
+	int c, a, dead, port;
+	char b[4];
+
+	dead = lo_listen(variant->family, IPPROTO_TCP, &port);
+	ASSERT_LE(0, dead);
+	close(dead);		/* nobody listens on @port now */
+	c = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	EXPECT_EQ(-1, lo_connect(c, variant->family, port));
+	EXPECT_EQ(ECONNREFUSED, errno);
+	ASSERT_EQ(0, lo_connect(c, variant->family, self->port));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	EXPECT_EQ(4, send(c, "ping", 4, 0));
+	EXPECT_EQ(4, recv(a, b, 4, MSG_WAITALL));
+	close(a);
+	close(c);
+}
+
+/*
+ * A blocking connect() whose SO_SNDTIMEO runs out before the handshake
+ * ends says EINPROGRESS, as TCP's; the connection still completes (here
+ * a silent plain TCP server: the hello timeout makes it plain TCP).
+ */
+TEST_F_TIMEOUT(pair, blocking_connect_sndtimeo, 120)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	struct pollfd p = { .events = POLLOUT };
+	struct psock_info_buf info;
+	int c, srv, port, err = -1;
+	socklen_t len = sizeof(err);
+
+	srv = lo_listen(variant->family, IPPROTO_TCP, &port);
+	ASSERT_LE(0, srv);
+	c = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	EXPECT_EQ(-1, lo_connect(c, variant->family, port));
+	EXPECT_EQ(EINPROGRESS, errno);
+	p.fd = c;
+	EXPECT_EQ(1, poll(&p, 1, 10000));
+	EXPECT_EQ(0, getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &len));
+	EXPECT_EQ(0, err);
+	ASSERT_EQ(0, psock_info(c, &info));
+	EXPECT_TRUE(info.h.flags & PSOCK_INFO_FALLBACK);
+	close(c);
+	close(srv);
 }
 
 static void *accept_err(void *arg)
