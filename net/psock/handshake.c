@@ -395,10 +395,10 @@ void pstripe_pending_chello(struct pstripe_sock *lps,
 		return;
 	}
 	sf->deadline = jiffies + pstripe_join_jiffies(ps_sk(lps));
-	list_add_tail(&child->lnode, &lps->embryos);
+	pstripe_embryo_add(lps, child);
 	return;
 refuse:
 	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
 	sock_no_linger(sf->sock->sk);
-	list_move(&sf->node, &reap->subflows);
+	pstripe_pend_reap(lps, sf, reap);
 }

@@ -2,12 +2,45 @@
 /*
  * PSOCK listener: classifying accepted TCP connections (probe, join or
  * plain data), making children and handing them to accept().
+ *
+ * Design
+ * ------
+ * The kernel TCP listener (sf[0]) accepts TCP connections; the work takes
+ * them with kernel_accept() while there is room (see below) and keeps each
+ * as a pending subflow until its first bytes say what it is: the client's
+ * urgent probe (a PSOCK client: we send the server hello and wait for the
+ * client hello), a join (a data subflow of a connection in its handshake)
+ * or anything else (a plain TCP client: fallback).  A connection whose
+ * client hello came waits, as an embryo, for its data subflows.
+ *
+ * Nothing is polled: a pending subflow's callbacks put it on the ready
+ * list (&pstripe_lstn.ready) and kick the work, which looks at those
+ * alone; deadlines are kept in order in their lists (@pending, @blocked,
+ * @chello, @embryos: each entry of a list got the same timeout when it
+ * was added), so that the work looks at the heads and sleeps until the
+ * next one.  Joins find their embryo, and a join that overtook its client
+ * hello the pending connection, by token in a hash keyed with siphash.
+ *
+ * Bounds (Documentation/psock.rst, "Listener under a flood")
+ * ------
+ * TCP's own queues (SYN and accept) are bounded by the backlog given to
+ * the TCP listener.  Connections taken from it but not classified
+ * (@pending, @blocked) are at most as many again; handshakes (@chello and
+ * embryos), which a client makes us keep by answering the server hello
+ * and never joining, at most max(backlog, PSTRIPE_HS_MIN).  When a probe
+ * finds no room, the handshake waiting longest is reset, if it has had
+ * PSTRIPE_HS_GRACE; else the probe waits (@blocked) and the listener
+ * stops taking connections from TCP's queue once @pending is full.
+ *
+ * Locking: all of it under the listener's socket lock, but the ready list
+ * (&pstripe_lstn.lock, taken under a subflow's sk_callback_lock).
  */
 
 #include <linux/jiffies.h>
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/random.h>
+#include <linux/siphash.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -57,6 +90,168 @@ static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
 	return child;
 }
 
+/* Connections in the TCP listener's queues for a listen() @backlog. */
+int pstripe_listen_backlog(int backlog)
+{
+	return clamp_t(int, backlog, 1, 256) * PSTRIPE_LISTEN_MULT;
+}
+
+static int pstripe_backlog(const struct pstripe_sock *lps)
+{
+	return max_t(int, READ_ONCE(lps->isk.sk.sk_max_ack_backlog), 1);
+}
+
+static int pstripe_hs_max(const struct pstripe_sock *lps)
+{
+	return max_t(int, pstripe_backlog(lps), PSTRIPE_HS_MIN);
+}
+
+static u32 pstripe_tok_hash(const struct pstripe_lstn *lstn, u64 token)
+{
+	return siphash_1u64(token, &lstn->key) & ((1 << PSTRIPE_TOK_BITS) - 1);
+}
+
+int pstripe_lstn_init(struct pstripe_sock *lps)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+
+	if (lstn)
+		return 0;
+	lstn = kzalloc(sizeof(*lstn), GFP_KERNEL_ACCOUNT);
+	if (!lstn)
+		return -ENOMEM;
+	spin_lock_init(&lstn->lock);
+	INIT_LIST_HEAD(&lstn->ready);
+	INIT_LIST_HEAD(&lstn->blocked);
+	INIT_LIST_HEAD(&lstn->chello);
+	INIT_LIST_HEAD(&lstn->partial);
+	get_random_bytes(&lstn->key, sizeof(lstn->key));
+	lps->lstn = lstn;
+	return 0;
+}
+
+/* After pstripe_listen_drain(): nothing refers to it any more. */
+void pstripe_lstn_free(struct pstripe_sock *lps)
+{
+	if (!lps->lstn)
+		return;
+	WARN_ON_ONCE(!list_empty(&lps->lstn->ready));
+	kfree(lps->lstn);
+	lps->lstn = NULL;
+}
+
+/* Called by @sf's callbacks, under its sk_callback_lock. */
+void pstripe_lstn_ready(struct pstripe_subflow *sf)
+{
+	struct pstripe_lstn *lstn = sf->lstn;
+
+	spin_lock(&lstn->lock);
+	if (list_empty(&sf->rnode))
+		list_add_tail(&sf->rnode, &lstn->ready);
+	spin_unlock(&lstn->lock);
+}
+
+static void pstripe_lstn_queue(struct pstripe_lstn *lstn,
+			       struct pstripe_subflow *sf)
+{
+	spin_lock_bh(&lstn->lock);
+	if (list_empty(&sf->rnode))
+		list_add_tail(&sf->rnode, &lstn->ready);
+	spin_unlock_bh(&lstn->lock);
+}
+
+static struct pstripe_subflow *pstripe_lstn_next(struct pstripe_lstn *lstn)
+{
+	struct pstripe_subflow *sf;
+
+	spin_lock_bh(&lstn->lock);
+	sf = list_first_entry_or_null(&lstn->ready, struct pstripe_subflow,
+				      rnode);
+	if (sf)
+		list_del_init(&sf->rnode);
+	spin_unlock_bh(&lstn->lock);
+	return sf;
+}
+
+/* Take @sf out of the listener's lists and hash; its events still come. */
+static void pstripe_pend_unlink(struct pstripe_sock *lps,
+				struct pstripe_subflow *sf)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+
+	sock_owned_by_me(ps_sk(lps));
+	if (sf->pend_state == PSTRIPE_PEND_CHELLO)
+		lstn->nhs--;
+	else if (sf->pend_state != PSTRIPE_PEND_NONE)
+		lstn->npend--;
+	sf->pend_state = PSTRIPE_PEND_NONE;
+	list_del_init(&sf->node);
+	hlist_del_init(&sf->tnode);
+}
+
+/* A pending connection refused or given up: released after the run. */
+void pstripe_pend_reap(struct pstripe_sock *lps, struct pstripe_subflow *sf,
+		       struct pstripe_reap *reap)
+{
+	pstripe_pend_unlink(lps, sf);
+	list_add(&sf->node, &reap->subflows);
+}
+
+static void pstripe_pend_refuse(struct pstripe_sock *lps,
+				struct pstripe_subflow *sf,
+				struct pstripe_reap *reap)
+{
+	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
+	sock_no_linger(sf->sock->sk);
+	pstripe_pend_reap(lps, sf, reap);
+}
+
+/* The embryo of @token exists now: the joins that waited for it go on. */
+static void pstripe_join_wake(struct pstripe_sock *lps, u64 token)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+	struct pstripe_subflow *p;
+
+	hlist_for_each_entry(p, &lstn->tok_sf[pstripe_tok_hash(lstn, token)],
+			     tnode)
+		if (p->pend_state != PSTRIPE_PEND_CHELLO && p->token == token)
+			pstripe_lstn_queue(lstn, p);
+}
+
+/* @child, adopted from a pending subflow, waits for its data subflows. */
+void pstripe_embryo_add(struct pstripe_sock *lps, struct pstripe_sock *child)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+
+	list_add_tail(&child->lnode, &lps->embryos);
+	hlist_add_head(&child->tnode,
+		       &lstn->tok_child[pstripe_tok_hash(lstn, child->token)]);
+	lstn->nhs++;
+	pstripe_join_wake(lps, child->token);
+}
+
+static void pstripe_embryo_del(struct pstripe_sock *lps,
+			       struct pstripe_sock *child)
+{
+	list_del_init(&child->lnode);
+	hlist_del_init(&child->tnode);
+	lps->lstn->nhs--;
+}
+
+static struct pstripe_sock *pstripe_embryo_find(struct pstripe_sock *lps,
+						u64 token)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+	struct pstripe_sock *child;
+
+	hlist_for_each_entry(child,
+			     &lstn->tok_child[pstripe_tok_hash(lstn, token)],
+			     tnode)
+		if (child->token == token)
+			return child;
+	return NULL;
+}
+
 /* All subflows are there: hand the child to accept(). */
 void pstripe_child_ready(struct pstripe_sock *lps,
 			 struct pstripe_sock *child)
@@ -79,7 +274,7 @@ struct pstripe_sock *pstripe_child_adopt(struct pstripe_sock *lps,
 
 	if (!child)
 		return NULL;
-	list_del_init(&sf->node);
+	pstripe_pend_unlink(lps, sf);
 	sf->index = 0;
 	child->sf[0] = sf;
 	child->nsf = 1;
@@ -93,7 +288,7 @@ void pstripe_pending_plain(struct pstripe_sock *lps,
 	struct pstripe_sock *child = pstripe_child_adopt(lps, sf);
 
 	if (!child) {
-		list_move(&sf->node, &reap->subflows);
+		pstripe_pend_reap(lps, sf, reap);
 		return;
 	}
 	child->fallback = true;
@@ -104,15 +299,24 @@ void pstripe_pending_plain(struct pstripe_sock *lps,
  * A join overtakes its connection's client hello when the data subflow
  * takes a faster path than the control subflow: while a connection with
  * the join's token still waits for its client hello, the join waits too
- * (until its own deadline).
+ * (until its own deadline), hashed under that token to be woken.
  */
-static bool pstripe_join_early(struct pstripe_sock *lps, u64 token)
+static bool pstripe_join_early(struct pstripe_sock *lps,
+			       struct pstripe_subflow *sf, u64 token)
 {
+	struct pstripe_lstn *lstn = lps->lstn;
+	struct hlist_head *b = &lstn->tok_sf[pstripe_tok_hash(lstn, token)];
 	struct pstripe_subflow *p;
 
-	list_for_each_entry(p, &lps->pending, node)
-		if (p->pend_state == PSTRIPE_PEND_CHELLO && p->token == token)
+	hlist_for_each_entry(p, b, tnode) {
+		if (p->pend_state == PSTRIPE_PEND_CHELLO && p->token == token) {
+			if (hlist_unhashed(&sf->tnode)) {
+				sf->token = token;
+				hlist_add_head(&sf->tnode, b);
+			}
 			return true;
+		}
+	}
 	return false;
 }
 
@@ -121,34 +325,27 @@ static void pstripe_pending_join(struct pstripe_sock *lps,
 				 struct pstripe_subflow *sf,
 				 struct pstripe_reap *reap)
 {
-	struct pstripe_sock *child, *found = NULL;
+	struct pstripe_sock *found;
 	struct pstripe_hello h;
 
 	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h))
 		goto refuse;
-	list_for_each_entry(child, &lps->embryos, lnode) {
-		if (child->token == be64_to_cpu(h.token)) {
-			found = child;
-			break;
-		}
-	}
+	found = pstripe_embryo_find(lps, be64_to_cpu(h.token));
 	if (!found || h.index < 1 || h.index >= found->stream_cnt ||
 	    found->sf[h.index])
 		goto refuse;
-	list_del_init(&sf->node);
+	pstripe_pend_unlink(lps, sf);
 	sf->index = h.index;
 	found->sf[h.index] = sf;
 	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_SUBFLOWS_JOINED);
 	if (++found->joined == found->stream_cnt - 1) {
 		found->nsf = found->stream_cnt;
-		list_del_init(&found->lnode);
+		pstripe_embryo_del(lps, found);
 		pstripe_child_ready(lps, found);
 	}
 	return;
 refuse:
-	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
-	sock_no_linger(sf->sock->sk);
-	list_move(&sf->node, &reap->subflows);
+	pstripe_pend_refuse(lps, sf, reap);
 }
 
 /*
@@ -157,18 +354,173 @@ refuse:
  * wait for their data subflows, a connection that said nothing yet keeps
  * waiting as long as they do, rather than be taken for plain TCP.
  */
-static bool pstripe_pending_expired(struct pstripe_sock *lps,
-				    const struct pstripe_subflow *sf)
+static unsigned long pstripe_pending_end(struct pstripe_sock *lps,
+					 const struct pstripe_subflow *sf)
 {
 	struct sock *lsk = ps_sk(lps);
 
-	if (!time_after_eq(jiffies, sf->deadline))
-		return false;
 	if (sf->pend_state != PSTRIPE_PEND_FIRST || list_empty(&lps->embryos))
+		return sf->deadline;
+	return sf->deadline + pstripe_join_jiffies(lsk) -
+	       pstripe_hello_jiffies(lsk);
+}
+
+static bool pstripe_pending_expired(struct pstripe_sock *lps,
+				    const struct pstripe_subflow *sf)
+{
+	return time_after_eq(jiffies, pstripe_pending_end(lps, sf));
+}
+
+/* The handshake that has waited longest: a @chello subflow or an embryo. */
+static unsigned long pstripe_hs_oldest(struct pstripe_sock *lps,
+				       struct pstripe_subflow **sfp,
+				       struct pstripe_sock **childp)
+{
+	struct pstripe_subflow *sf;
+	struct pstripe_sock *child;
+
+	sf = list_first_entry_or_null(&lps->lstn->chello,
+				      struct pstripe_subflow, node);
+	child = list_first_entry_or_null(&lps->embryos, struct pstripe_sock,
+					 lnode);
+	if (sf && child && time_before(child->sf[0]->since, sf->since))
+		sf = NULL;
+	*sfp = sf;
+	*childp = sf ? NULL : child;
+	return sf ? sf->since : child ? child->sf[0]->since : jiffies;
+}
+
+/*
+ * Room for one more handshake?  Makes it by resetting the one that has
+ * waited longest, if it has had its grace (a flood of clients that never
+ * finish cannot push out a client that does, unless it is slower than
+ * the flood is fast).
+ */
+static bool pstripe_hs_room(struct pstripe_sock *lps,
+			    struct pstripe_reap *reap)
+{
+	struct pstripe_subflow *sf;
+	struct pstripe_sock *child;
+	unsigned long since;
+
+	if (lps->lstn->nhs < pstripe_hs_max(lps))
 		return true;
-	return time_after_eq(jiffies, sf->deadline +
-			     pstripe_join_jiffies(lsk) -
-			     pstripe_hello_jiffies(lsk));
+	since = pstripe_hs_oldest(lps, &sf, &child);
+	if ((!sf && !child) ||
+	    time_before(jiffies, since + PSTRIPE_HS_GRACE))
+		return false;
+	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_LISTEN_OVERFLOWS);
+	if (sf) {
+		sock_no_linger(sf->sock->sk);
+		pstripe_pend_reap(lps, sf, reap);
+	} else {
+		pstripe_embryo_del(lps, child);
+		sock_no_linger(child->sf[0]->sock->sk);
+		list_add(&child->lnode, &reap->children);
+	}
+	return true;
+}
+
+/* A client hello should come now: the server hello is out. */
+static void pstripe_pend_chello(struct pstripe_sock *lps,
+				struct pstripe_subflow *sf)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+
+	pstripe_pend_unlink(lps, sf);
+	sf->pend_state = PSTRIPE_PEND_CHELLO;
+	sf->since = jiffies;
+	sf->deadline = jiffies + pstripe_join_jiffies(ps_sk(lps));
+	list_add_tail(&sf->node, &lstn->chello);
+	hlist_add_head(&sf->tnode,
+		       &lstn->tok_sf[pstripe_tok_hash(lstn, sf->token)]);
+	lstn->nhs++;
+}
+
+/* Part of a client hello came: the rest is due soon. */
+static void pstripe_pend_partial(struct pstripe_sock *lps,
+				 struct pstripe_subflow *sf)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+
+	if (sf->deadline_short)
+		return;
+	sf->deadline_short = true;
+	sf->deadline = jiffies + pstripe_hello_jiffies(ps_sk(lps));
+	list_move_tail(&sf->node, &lstn->partial);
+}
+
+/* No room for the handshake @sf's probe asks for: it waits its turn. */
+static void pstripe_pend_block(struct pstripe_sock *lps,
+			       struct pstripe_subflow *sf)
+{
+	if (sf->pend_state == PSTRIPE_PEND_BLOCKED)
+		return;
+	sf->pend_state = PSTRIPE_PEND_BLOCKED;
+	sf->deadline = jiffies + pstripe_hello_jiffies(ps_sk(lps));
+	list_move_tail(&sf->node, &lps->lstn->blocked);
+}
+
+/* A client hello, whole or in part, or whatever came instead. */
+static void pstripe_step_chello(struct pstripe_sock *lps,
+				struct pstripe_subflow *sf, bool expired,
+				struct pstripe_reap *reap)
+{
+	struct pstripe_hello h;
+	int r;
+
+	r = pstripe_sf_recv(sf, &h, sizeof(h), MSG_PEEK);
+	if (r == sizeof(h) &&
+	    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO)) {
+		pstripe_pending_chello(lps, sf, reap);
+		return;
+	}
+	/*
+	 * Data that is no control message, or the end of the stream: the
+	 * client fell back on its timeout and its application spoke first;
+	 * it drops our hello.
+	 */
+	if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)&h, min(r, 4), 0))) {
+		pstripe_pending_plain(lps, sf, reap);
+		return;
+	}
+	if (r == -EAGAIN && !expired)
+		return;
+	/* Once begun, a client hello comes whole within the hello timeout. */
+	if (r > 0 && r < sizeof(h) && !expired &&
+	    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO)) {
+		pstripe_pend_partial(lps, sf);
+		return;
+	}
+	pstripe_pend_refuse(lps, sf, reap);
+}
+
+/* The client's probe: our server hello, if there is room for one more. */
+static void pstripe_step_probe(struct pstripe_sock *lps,
+			       struct pstripe_subflow *sf, bool expired,
+			       struct pstripe_reap *reap)
+{
+	u8 oob;
+
+	if (!pstripe_hs_room(lps, reap)) {
+		if (expired)
+			pstripe_pend_refuse(lps, sf, reap);
+		else
+			pstripe_pend_block(lps, sf);
+		return;
+	}
+	pstripe_sf_recv(sf, &oob, 1, MSG_OOB);
+	if (pstripe_send_server_hello(lps, sf)) {
+		pstripe_pend_reap(lps, sf, reap);
+		return;
+	}
+	/*
+	 * A live client answers our hello at once, with a client hello or,
+	 * if it fell back meanwhile, data or a client hello of n = 0:
+	 * waiting longer only costs a dead client's entry.
+	 */
+	pstripe_pend_chello(lps, sf);
+	pstripe_step_chello(lps, sf, false, reap);
 }
 
 /* Classify one accepted TCP connection as far as its bytes allow. */
@@ -182,54 +534,14 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 	int r;
 
 	if (sf->pend_state == PSTRIPE_PEND_CHELLO) {
-		r = pstripe_sf_recv(sf, &h, sizeof(h), MSG_PEEK);
-		if (r == sizeof(h) &&
-		    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO)) {
-			pstripe_pending_chello(lps, sf, reap);
-			return;
-		}
-		/*
-		 * Data that is no control message, or the end of the stream:
-		 * the client fell back on its timeout and its application
-		 * spoke first; it drops our hello.
-		 */
-		if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)&h,
-							      min(r, 4), 0))) {
-			pstripe_pending_plain(lps, sf, reap);
-			return;
-		}
-		if (r == -EAGAIN && !expired)
-			return;
-		/* Once begun, a client hello comes whole at once. */
-		if (r > 0 && r < sizeof(h) &&
-		    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO) &&
-		    !time_after_eq(jiffies, sf->deadline -
-				   pstripe_join_jiffies(ps_sk(lps)) +
-				   pstripe_hello_jiffies(ps_sk(lps))))
-			return;
-		pstripe_mib_inc(sock_net(ps_sk(lps)),
-				PSTRIPE_MIB_HANDSHAKE_FAILS);
-		sock_no_linger(sf->sock->sk);
-		list_move(&sf->node, &reap->subflows);
+		pstripe_step_chello(lps, sf, expired, reap);
 		return;
 	}
 
-	/* PSTRIPE_PEND_FIRST: the urgent probe comes before any data. */
+	/* FIRST or BLOCKED: the urgent probe comes before any data. */
 	r = pstripe_sf_recv(sf, &oob, 1, MSG_OOB | MSG_PEEK);
 	if (r == 1 && oob == PSTRIPE_PROBE) {
-		pstripe_sf_recv(sf, &oob, 1, MSG_OOB);
-		if (pstripe_send_server_hello(lps, sf)) {
-			list_move(&sf->node, &reap->subflows);
-			return;
-		}
-		/*
-		 * A live client answers our hello at once, with a client
-		 * hello or, if it fell back meanwhile, data or a client hello
-		 * of n = 0: waiting longer only costs a dead client's entry.
-		 */
-		sf->pend_state = PSTRIPE_PEND_CHELLO;
-		sf->deadline = jiffies + pstripe_join_jiffies(ps_sk(lps));
-		pstripe_pending_step(lps, sf, reap);
+		pstripe_step_probe(lps, sf, expired, reap);
 		return;
 	}
 	if (r == 1) {
@@ -244,7 +556,7 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 	if (r > 0 && pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_JOIN)) {
 		if (r == sizeof(h)) {
 			if (!expired &&
-			    pstripe_join_early(lps, be64_to_cpu(h.token)))
+			    pstripe_join_early(lps, sf, be64_to_cpu(h.token)))
 				return;
 			pstripe_pending_join(lps, sf, reap);
 			return;
@@ -258,19 +570,69 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 		return;
 	}
 	if (r != -EAGAIN)
-		list_move(&sf->node, &reap->subflows);
+		pstripe_pend_reap(lps, sf, reap);
 }
 
-void pstripe_listen_work(struct pstripe_sock *lps,
-			 struct pstripe_reap *reap)
+/* Step the heads of @list while they are due; each step takes them off. */
+static void pstripe_expire_list(struct pstripe_sock *lps,
+				struct list_head *list,
+				struct pstripe_reap *reap)
 {
-	struct sock *lsk = ps_sk(lps);
-	struct pstripe_subflow *sf, *tmp;
-	struct pstripe_sock *child, *ctmp;
-	struct socket *ns;
-	int limit = max_t(int, READ_ONCE(lsk->sk_max_ack_backlog), 1);
+	struct pstripe_subflow *sf;
 
-	while (lps->accept_len < limit) {
+	while ((sf = list_first_entry_or_null(list, struct pstripe_subflow,
+					      node)) &&
+	       pstripe_pending_expired(lps, sf)) {
+		pstripe_pending_step(lps, sf, reap);
+		if (list_first_entry_or_null(list, struct pstripe_subflow,
+					     node) == sf)
+			pstripe_pend_refuse(lps, sf, reap);
+	}
+}
+
+static void pstripe_listen_expire(struct pstripe_sock *lps,
+				  struct pstripe_reap *reap)
+{
+	struct pstripe_sock *child;
+
+	pstripe_expire_list(lps, &lps->pending, reap);
+	pstripe_expire_list(lps, &lps->lstn->blocked, reap);
+	pstripe_expire_list(lps, &lps->lstn->chello, reap);
+	pstripe_expire_list(lps, &lps->lstn->partial, reap);
+	/* Data subflows that never came: give up on the connection. */
+	while ((child = list_first_entry_or_null(&lps->embryos,
+						 struct pstripe_sock, lnode)) &&
+	       time_after_eq(jiffies, child->sf[0]->deadline)) {
+		pstripe_embryo_del(lps, child);
+		list_add(&child->lnode, &reap->children);
+	}
+}
+
+/* Probes that found no room, while there is room now. */
+static void pstripe_listen_unblock(struct pstripe_sock *lps,
+				   struct pstripe_reap *reap)
+{
+	struct pstripe_subflow *sf;
+
+	while ((sf = list_first_entry_or_null(&lps->lstn->blocked,
+					      struct pstripe_subflow, node))) {
+		pstripe_pending_step(lps, sf, reap);
+		if (sf->pend_state == PSTRIPE_PEND_BLOCKED)
+			break;
+	}
+}
+
+/* Take connections from the TCP listener while there is room. */
+static void pstripe_listen_accept(struct pstripe_sock *lps)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+	struct sock *lsk = ps_sk(lps);
+	int backlog = pstripe_backlog(lps);
+	struct pstripe_subflow *sf;
+	struct socket *ns;
+
+	while (lps->accept_len < backlog &&
+	       lstn->npend < pstripe_listen_backlog(backlog)) {
 		if (kernel_accept(lps->sf[0]->sock, &ns, O_NONBLOCK))
 			break;
 		sf = pstripe_sf_wrap(ns, lsk);
@@ -281,17 +643,113 @@ void pstripe_listen_work(struct pstripe_sock *lps,
 		sf->pend_state = PSTRIPE_PEND_FIRST;
 		sf->deadline = jiffies + pstripe_hello_jiffies(lsk);
 		list_add_tail(&sf->node, &lps->pending);
+		lstn->npend++;
+		pstripe_sf_listen(sf, lstn);
+		/* Its first bytes may have come before its callbacks. */
+		pstripe_lstn_queue(lstn, sf);
 	}
+}
 
-	list_for_each_entry_safe(sf, tmp, &lps->pending, node)
-		pstripe_pending_step(lps, sf, reap);
+/* The work runs again when the next deadline comes. */
+static void pstripe_listen_rearm(struct pstripe_sock *lps)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+	struct list_head *lists[] = { &lps->pending, &lstn->blocked,
+				      &lstn->chello, &lstn->partial };
+	unsigned long next = jiffies + MAX_JIFFY_OFFSET / 2, t;
+	struct pstripe_subflow *sf;
+	struct pstripe_sock *child;
+	bool any = false;
+	int i;
 
-	/* Data subflows that never came: give up on the connection. */
-	list_for_each_entry_safe(child, ctmp, &lps->embryos, lnode) {
-		if (time_after_eq(jiffies, child->sf[0]->deadline))
-			list_move(&child->lnode, &reap->children);
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		sf = list_first_entry_or_null(lists[i], struct pstripe_subflow,
+					      node);
+		if (!sf)
+			continue;
+		t = pstripe_pending_end(lps, sf);
+		next = any && time_before(next, t) ? next : t;
+		any = true;
 	}
+	child = list_first_entry_or_null(&lps->embryos, struct pstripe_sock,
+					 lnode);
+	if (child) {
+		t = child->sf[0]->deadline;
+		next = any && time_before(next, t) ? next : t;
+		any = true;
+	}
+	if (!list_empty(&lstn->blocked)) {
+		t = pstripe_hs_oldest(lps, &sf, &child) + PSTRIPE_HS_GRACE;
+		next = time_before(next, t) ? next : t;
+	}
+	if (any)
+		pstripe_schedule(lps, time_after(next, jiffies) ?
+				      next - jiffies : 1);
+}
 
-	if (!list_empty(&lps->pending) || !list_empty(&lps->embryos))
-		pstripe_schedule(lps, PSTRIPE_POLL_JIFFIES);
+/*
+ * What is due, then the subflows with events, taking new connections from
+ * TCP's queue whenever those are done; a run steps at most
+ * PSTRIPE_LISTEN_BUDGET subflows, so that a flood does not hold the
+ * listener's lock for long: the next run goes on.
+ */
+void pstripe_listen_work(struct pstripe_sock *lps,
+			 struct pstripe_reap *reap)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+	int budget = PSTRIPE_LISTEN_BUDGET;
+	struct pstripe_subflow *sf;
+
+	sock_owned_by_me(ps_sk(lps));
+	pstripe_listen_expire(lps, reap);
+	pstripe_listen_unblock(lps, reap);
+	while (budget--) {
+		sf = pstripe_lstn_next(lstn);
+		if (!sf) {
+			pstripe_listen_accept(lps);
+			sf = pstripe_lstn_next(lstn);
+			if (!sf)
+				break;
+		}
+		if (sf->pend_state != PSTRIPE_PEND_NONE)
+			pstripe_pending_step(lps, sf, reap);
+	}
+	if (budget < 0)
+		pstripe_kick(lps);
+	else
+		pstripe_listen_rearm(lps);
+}
+
+/*
+ * The listener stops (close(), shutdown()): its connections not accepted
+ * yet go to @reap, their callbacks detached or their owner the child.
+ */
+void pstripe_listen_drain(struct pstripe_sock *lps,
+			  struct pstripe_reap *reap)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+	struct list_head *lists[4];
+	struct pstripe_subflow *sf;
+	struct pstripe_sock *child;
+	int i;
+
+	if (!lstn)
+		return;
+	lists[0] = &lps->pending;
+	lists[1] = &lstn->blocked;
+	lists[2] = &lstn->chello;
+	lists[3] = &lstn->partial;
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		while ((sf = list_first_entry_or_null(lists[i],
+						      struct pstripe_subflow,
+						      node))) {
+			pstripe_sf_detach(sf);
+			pstripe_pend_reap(lps, sf, reap);
+		}
+	}
+	while ((child = list_first_entry_or_null(&lps->embryos,
+						 struct pstripe_sock, lnode))) {
+		pstripe_embryo_del(lps, child);
+		list_add(&child->lnode, &reap->children);
+	}
 }

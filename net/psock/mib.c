@@ -28,6 +28,7 @@ static const char *const pstripe_mib_names[PSTRIPE_MIB_MAX] = {
 	[PSTRIPE_MIB_BLOCKS_RECEIVED]	= "BlocksReceived",
 	[PSTRIPE_MIB_BLOCKS_COPIED]	= "BlocksCopied",
 	[PSTRIPE_MIB_CLOSE_TIMEOUTS]	= "CloseTimeouts",
+	[PSTRIPE_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
 };
 
 static int pstripe_mib_show(struct seq_file *seq, void *v)

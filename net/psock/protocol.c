@@ -205,13 +205,8 @@ static void pstripe_reap_disown(struct pstripe_reap *reap)
 static void pstripe_listener_drain(struct pstripe_sock *ps,
 				   struct pstripe_reap *reap)
 {
-	struct pstripe_subflow *sf;
-
 	sock_owned_by_me(ps_sk(ps));
-	list_for_each_entry(sf, &ps->pending, node)
-		pstripe_sf_detach(sf);
-	list_splice_init(&ps->pending, &reap->subflows);
-	list_splice_init(&ps->embryos, &reap->children);
+	pstripe_listen_drain(ps, reap);
 	list_splice_init(&ps->accept_q, &reap->children);
 	WRITE_ONCE(ps->accept_len, 0);
 	pstripe_reap_disown(reap);
@@ -282,17 +277,12 @@ static int pstripe_listen(struct socket *sock, int backlog)
 	    (sk->sk_state != TCP_CLOSE && sk->sk_state != TCP_LISTEN))
 		goto out;
 	err = pstripe_first(sk);
+	if (!err)
+		err = pstripe_lstn_init(ps);
 	if (err)
 		goto out;
 	pstripe_sync_opts(sk);
-	/*
-	 * The TCP listener also takes the data subflows of connections in
-	 * their handshake: room for a full set per connection.  @backlog
-	 * itself bounds the connections waiting for accept().
-	 */
-	err = kernel_listen(ps->sf[0]->sock,
-			    clamp_t(int, backlog, 1, 256) *
-			    PSOCK_STREAM_CNT_LIMIT);
+	err = kernel_listen(ps->sf[0]->sock, pstripe_listen_backlog(backlog));
 	if (err)
 		goto out;
 	WRITE_ONCE(sk->sk_max_ack_backlog, backlog);
@@ -986,6 +976,7 @@ void pstripe_sock_init(struct pstripe_sock *ps)
 	INIT_LIST_HEAD(&ps->embryos);
 	INIT_LIST_HEAD(&ps->accept_q);
 	INIT_LIST_HEAD(&ps->lnode);
+	INIT_HLIST_NODE(&ps->tnode);
 	INIT_LIST_HEAD(&ps->rtx);
 	INIT_LIST_HEAD(&ps->ooo);
 	ps->rcv_cur = -1;
@@ -1076,6 +1067,7 @@ static int pstripe_init_sock(struct sock *sk)
 /* Also called by sk_common_release() when ->init failed. */
 static void pstripe_destroy(struct sock *sk)
 {
+	pstripe_lstn_free(pstripe_sk(sk));
 	if (pstripe_sk(sk)->counted)
 		sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }

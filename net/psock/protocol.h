@@ -7,6 +7,8 @@
 #define _NET_PSOCK_PROTOCOL_H
 
 #include <linux/ipv6.h>
+#include <linux/siphash.h>
+#include <linux/spinlock.h>
 #include <linux/sockptr.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
@@ -27,6 +29,7 @@ enum {
 	PSTRIPE_MIB_BLOCKS_RECEIVED,
 	PSTRIPE_MIB_BLOCKS_COPIED,	/* second copies at the stream's tail */
 	PSTRIPE_MIB_CLOSE_TIMEOUTS,	/* close() gave up waiting for acks */
+	PSTRIPE_MIB_LISTEN_OVERFLOWS,	/* handshakes reset to make room */
 	PSTRIPE_MIB_MAX
 };
 
@@ -129,10 +132,18 @@ struct pstripe_blk {
  * @saved_data_ready: callbacks restored on detach
  * @saved_write_space: see @saved_data_ready
  * @saved_state_change: see @saved_data_ready
- * @node: in a listener's pending list (not yet classified)
+ * @node: in one of a listener's lists of unclassified connections
+ *	(@pend_state says which; protected by the listener's socket lock)
  * @deadline: jiffies when a pending connection stops waiting
+ * @since: jiffies when its handshake began (server hello sent)
  * @pend_state: PSTRIPE_PEND_*
- * @token: the token sent in the server hello (pending)
+ * @deadline_short: @deadline is the one of &pstripe_lstn.partial
+ * @token: the token sent in the server hello (PSTRIPE_PEND_CHELLO), or
+ *	the one a join waiting for its connection names (PSTRIPE_PEND_FIRST)
+ * @tnode: in the listener's token hash (same lock as @node)
+ * @lstn: the listener state whose @ready list takes this subflow's
+ *	events; set and cleared under sk_callback_lock
+ * @rnode: in @lstn's @ready list (protected by @lstn's @lock)
  * @index: position in the owner's subflow array
  * @attached: callbacks installed
  * @join_sent: client: the join message went out
@@ -179,8 +190,13 @@ struct pstripe_subflow {
 	void			(*saved_state_change)(struct sock *sk);
 	struct list_head	node;
 	unsigned long		deadline;
+	unsigned long		since;
 	u8			pend_state;
+	bool			deadline_short;
 	u64			token;
+	struct hlist_node	tnode;
+	struct pstripe_lstn	*lstn;
+	struct list_head	rnode;
 	u8			index;
 	bool			attached;
 	bool			join_sent;
@@ -265,8 +281,12 @@ struct pstripe_sf_opts {
  * @rcv_seq: sequence number of the next block to deliver
  * @rcv_cur: subflow holding block @rcv_seq, -1 while unknown
  * @rcv_eof: the whole stream was read
- * @pending: listener: TCP connections not yet classified
- * @embryos: listener: connections waiting for their data subflows
+ * @pending: listener: TCP connections not yet classified, nothing read
+ *	from them yet, in order of their deadlines
+ * @embryos: listener: connections waiting for their data subflows, in
+ *	order of their deadlines (@lnode)
+ * @lstn: listener: the state of its handshakes (listener.c)
+ * @tnode: child: in its listener's token hash while an embryo
  * @accept_q: listener: connections ready for accept()
  * @accept_len: entries of @accept_q
  * @lnode: child: in its listener's @embryos or @accept_q
@@ -335,6 +355,8 @@ struct pstripe_sock {
 	bool			rcv_eof;
 	struct list_head	pending;
 	struct list_head	embryos;
+	struct pstripe_lstn	*lstn;
+	struct hlist_node	tnode;
 	struct list_head	accept_q;
 	int			accept_len;
 	struct list_head	lnode;
@@ -388,8 +410,43 @@ enum {
 
 /* What a listener knows of an accepted TCP connection. */
 enum {
+	PSTRIPE_PEND_NONE,	/* not in a listener's lists */
 	PSTRIPE_PEND_FIRST,	/* nothing yet: probe, join or plain data? */
+	PSTRIPE_PEND_BLOCKED,	/* probed; no room for one more handshake */
 	PSTRIPE_PEND_CHELLO,	/* server hello sent, waiting for the client's */
+};
+
+#define PSTRIPE_TOK_BITS	8
+
+/**
+ * struct pstripe_lstn - a listener's connections in their handshake
+ * @lock: protects @ready (spin_lock_bh(); taken in the subflows'
+ *	callbacks under their sk_callback_lock)
+ * @ready: subflows with an event since the work last looked (@rnode)
+ * @blocked: PSTRIPE_PEND_BLOCKED subflows, in order of their deadlines
+ * @chello: PSTRIPE_PEND_CHELLO subflows, in order of their deadlines
+ * @partial: PSTRIPE_PEND_CHELLO subflows that sent part of their client
+ *	hello, in order of their (shorter) deadlines
+ * @npend: subflows of &pstripe_sock.pending and @blocked
+ * @nhs: handshakes: subflows of @chello and embryos
+ * @key: keys the token hash, so that a peer cannot choose a bucket
+ * @tok_sf: subflows by @token: PSTRIPE_PEND_CHELLO, and joins waiting
+ *	for their connection
+ * @tok_child: embryos by &pstripe_sock.token
+ *
+ * Everything but @ready is protected by the listener's socket lock.
+ */
+struct pstripe_lstn {
+	spinlock_t		lock;	/* see @lock above */
+	struct list_head	ready;
+	struct list_head	blocked;
+	struct list_head	chello;
+	struct list_head	partial;
+	int			npend;
+	int			nhs;
+	siphash_key_t		key;
+	struct hlist_head	tok_sf[1 << PSTRIPE_TOK_BITS];
+	struct hlist_head	tok_child[1 << PSTRIPE_TOK_BITS];
 };
 
 /* pstripe_sock.rcv_cur: block rcv_seq is at the head of the reorder queue */
@@ -397,6 +454,18 @@ enum {
 
 /* Re-check of pending handshakes while nothing else wakes the work. */
 #define PSTRIPE_POLL_JIFFIES	(HZ / 20)
+/*
+ * A listener keeps at most max(backlog, PSTRIPE_HS_MIN) connections in
+ * their handshake; to make room for a new one, the one waiting longest is
+ * reset once it has had PSTRIPE_HS_GRACE to finish.  TCP connections not
+ * classified yet: at most PSTRIPE_LISTEN_MULT * min(backlog, 256), and as
+ * many in the TCP listener's queue.
+ */
+#define PSTRIPE_HS_MIN		256
+#define PSTRIPE_HS_GRACE	(HZ / 5)
+#define PSTRIPE_LISTEN_MULT	PSOCK_STREAM_CNT_LIMIT
+/* Pending subflows one run of a listener's work steps at most. */
+#define PSTRIPE_LISTEN_BUDGET	256
 
 /* Things a work run releases once it has dropped the socket lock. */
 struct pstripe_reap {
@@ -443,6 +512,7 @@ unsigned long pstripe_stale_jiffies(const struct sock *sk);
 
 /* subflow.c */
 void pstripe_sf_set_owner(struct pstripe_subflow *sf, struct sock *owner);
+void pstripe_sf_listen(struct pstripe_subflow *sf, struct pstripe_lstn *lstn);
 void pstripe_sf_detach(struct pstripe_subflow *sf);
 struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 					  int *errp);
@@ -526,6 +596,15 @@ void pstripe_pending_plain(struct pstripe_sock *lps,
 			   struct pstripe_reap *reap);
 void pstripe_listen_work(struct pstripe_sock *lps,
 			 struct pstripe_reap *reap);
+int pstripe_listen_backlog(int backlog);
+int pstripe_lstn_init(struct pstripe_sock *lps);
+void pstripe_lstn_free(struct pstripe_sock *lps);
+void pstripe_listen_drain(struct pstripe_sock *lps,
+			  struct pstripe_reap *reap);
+void pstripe_embryo_add(struct pstripe_sock *lps, struct pstripe_sock *child);
+void pstripe_pend_reap(struct pstripe_sock *lps, struct pstripe_subflow *sf,
+		       struct pstripe_reap *reap);
+void pstripe_lstn_ready(struct pstripe_subflow *sf);
 
 /* sockopt.c */
 int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,

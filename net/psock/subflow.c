@@ -33,6 +33,8 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 	sk = sf ? sf->owner : NULL;
 	if (sk) {
 		ps = pstripe_sk(sk);
+		if (sf->lstn)
+			pstripe_lstn_ready(sf);
 		pstripe_wake(sk);
 		/* The work handshakes, classifies and flushes blocks. */
 		if (ev == PSTRIPE_EV_STATE ||
@@ -90,18 +92,48 @@ static void pstripe_sf_attach(struct pstripe_subflow *sf, struct sock *owner,
 	write_unlock_bh(&ssk->sk_callback_lock);
 }
 
-void pstripe_sf_set_owner(struct pstripe_subflow *sf, struct sock *owner)
+/*
+ * A subflow leaving its listener's handshake lists: its events stop going
+ * to the listener's ready list.  Called once sk_callback_lock made sure
+ * no callback sees @lstn any more.
+ */
+static void pstripe_sf_unlisten(struct pstripe_subflow *sf,
+				struct pstripe_lstn *lstn)
+{
+	if (!lstn)
+		return;
+	spin_lock_bh(&lstn->lock);
+	list_del_init(&sf->rnode);
+	spin_unlock_bh(&lstn->lock);
+}
+
+/* Events of @sf, a connection accepted by a listener, go to @lstn. */
+void pstripe_sf_listen(struct pstripe_subflow *sf, struct pstripe_lstn *lstn)
 {
 	struct sock *ssk = sf->sock->sk;
 
 	write_lock_bh(&ssk->sk_callback_lock);
-	sf->owner = owner;
+	sf->lstn = lstn;
 	write_unlock_bh(&ssk->sk_callback_lock);
+}
+
+void pstripe_sf_set_owner(struct pstripe_subflow *sf, struct sock *owner)
+{
+	struct sock *ssk = sf->sock->sk;
+	struct pstripe_lstn *lstn;
+
+	write_lock_bh(&ssk->sk_callback_lock);
+	sf->owner = owner;
+	lstn = sf->lstn;
+	sf->lstn = NULL;
+	write_unlock_bh(&ssk->sk_callback_lock);
+	pstripe_sf_unlisten(sf, lstn);
 }
 
 void pstripe_sf_detach(struct pstripe_subflow *sf)
 {
 	struct sock *ssk = sf->sock->sk;
+	struct pstripe_lstn *lstn;
 
 	if (!sf->attached)
 		return;
@@ -111,8 +143,11 @@ void pstripe_sf_detach(struct pstripe_subflow *sf)
 	ssk->sk_state_change = sf->saved_state_change;
 	rcu_assign_sk_user_data(ssk, NULL);
 	sf->owner = NULL;
+	lstn = sf->lstn;
+	sf->lstn = NULL;
 	sf->attached = false;
 	write_unlock_bh(&ssk->sk_callback_lock);
+	pstripe_sf_unlisten(sf, lstn);
 }
 
 static int pstripe_sf_set_buf(struct socket *sock, int opt, int val)
@@ -177,6 +212,8 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	}
 	sf->index = index;
 	INIT_LIST_HEAD(&sf->node);
+	INIT_LIST_HEAD(&sf->rnode);
+	INIT_HLIST_NODE(&sf->tnode);
 	sf->heard_at = jiffies;
 	sf->resumed_at = jiffies;
 	pstripe_sf_attach(sf, sk, NULL);
@@ -194,6 +231,8 @@ struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 		return NULL;
 	sf->sock = sock;
 	INIT_LIST_HEAD(&sf->node);
+	INIT_LIST_HEAD(&sf->rnode);
+	INIT_HLIST_NODE(&sf->tnode);
 	sf->heard_at = jiffies;
 	sf->resumed_at = jiffies;
 	pstripe_sf_attach(sf, owner, lsf);

@@ -16,7 +16,7 @@
 static const char *const names[] = {
 	"ActiveOpens", "PassiveOpens", "Fallbacks", "HandshakeFails",
 	"SubflowsOpened", "SubflowsJoined", "BlocksSent", "BlocksReceived",
-	"BlocksCopied", "CloseTimeouts",
+	"BlocksCopied", "CloseTimeouts", "ListenOverflows",
 };
 
 #define NCOUNTERS	ARRAY_SIZE(names)

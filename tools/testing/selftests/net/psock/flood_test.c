@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A flood of clients that begin the PSOCK handshake and never finish it:
+ * each connects, sends the probe, reads the server hello, sends a valid
+ * client hello asking for 4 subflows, and never opens a data subflow.
+ * The listener must keep a bounded number of such connections
+ * (Documentation/psock.rst, "Listener under a flood"), and a legitimate
+ * client beside the flood must still connect and be accepted quickly.
+ *
+ * The flood runs in a child process; the parent counts the server side's
+ * TCP sockets of the listening port in /proc/net/tcp (this netns only),
+ * watches Slab in /proc/meminfo, and connects legitimately meanwhile.
+ * LONG=1: 20,000 connections per round, rounds for 5 minutes.
+ */
+#include <assert.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "psock_lib.h"
+#include "kselftest_harness.h"
+
+#define MAGIC		0x50534b54
+#define T_SHELLO	1
+#define T_CHELLO	2
+
+#define BACKLOG		4	/* the listener's listen() backlog */
+#define STREAMS		4
+#define WINDOW		256	/* flood connections in their handshake */
+#define HELLO_WAIT_MS	3000	/* a flood client gives up after this */
+/*
+ * What the listener may hold for this backlog, in TCP sockets of its port
+ * (Documentation/psock.rst, "Listener under a flood"): the TCP listener's
+ * queues (half-open requests and accepted connections, 32 * backlog each,
+ * and one more), as many connections taken from them but not classified,
+ * max(backlog, 256) handshakes, and the legitimate client's subflows.
+ */
+#define SERVER_BOUND	(3 * 32 * BACKLOG + 1 + 256 + 2 * STREAMS)
+/* A legitimate connect() + accept() during the flood takes at most this. */
+#define LEGIT_MS	5000
+
+struct hello {
+	uint32_t	magic;
+	uint8_t		version, type, rcmd, max, driver, n, index, family;
+	uint16_t	port, reserved;
+	uint64_t	token;
+	uint8_t		addr[16];
+};
+
+static_assert(sizeof(struct hello) == 40, "the wire layout");
+
+/* Shared between the flood process and the test. */
+struct flood_stats {
+	volatile int	started;	/* connections begun */
+	volatile int	chellos;	/* client hellos sent */
+	volatile int	refused;	/* reset, closed or stalled early */
+	volatile int	done;		/* the flood ended its round */
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static int long_run(void)
+{
+	return getenv("LONG") && *getenv("LONG") == '1';
+}
+
+enum { C_CONNECT, C_SHELLO, C_HELD };
+
+struct fconn {
+	int	fd, state, got;
+	long	since;
+	struct hello h;
+};
+
+static int fconn_start(struct fconn *c, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = lo_addr(AF_INET, port, &ss);
+
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	if (c->fd < 0)
+		return -1;
+	if (connect(c->fd, (struct sockaddr *)&ss, len) && errno != EINPROGRESS)
+		return -1;
+	c->state = C_CONNECT;
+	c->got = 0;
+	c->since = now_ms();
+	return 0;
+}
+
+/* Advance one flood connection: 1 once it sent its client hello. */
+static int fconn_step(struct fconn *c)
+{
+	char probe = (char)0xa5;
+	struct hello ch;
+	ssize_t r;
+	int n;
+
+	if (c->state == C_CONNECT) {
+		if (send(c->fd, &probe, 1, MSG_OOB) != 1)
+			return errno == EAGAIN || errno == ENOTCONN ? 0 : -1;
+		c->state = C_SHELLO;
+		return 0;
+	}
+	r = recv(c->fd, (char *)&c->h + c->got, sizeof(c->h) - c->got, 0);
+	if (r <= 0)
+		return r < 0 && errno == EAGAIN ? 0 : -1;
+	c->got += r;
+	if (c->got < (int)sizeof(c->h))
+		return 0;
+	if (c->h.magic != htonl(MAGIC) || c->h.type != T_SHELLO)
+		return -1;
+	/* The count both ends compute (Documentation/psock.rst). */
+	n = c->h.rcmd > STREAMS ? c->h.rcmd : STREAMS;
+	n = n < c->h.max ? n : c->h.max;
+	n = n < STREAMS ? n : STREAMS;
+	memset(&ch, 0, sizeof(ch));
+	ch.magic = htonl(MAGIC);
+	ch.version = 1;
+	ch.type = T_CHELLO;
+	ch.rcmd = STREAMS;
+	ch.max = STREAMS;
+	ch.n = n;
+	ch.token = c->h.token;
+	if (send(c->fd, &ch, sizeof(ch), 0) != sizeof(ch))
+		return -1;
+	c->state = C_HELD;
+	return 1;
+}
+
+/*
+ * One round of @total flood connections, WINDOW at a time; the ones that
+ * sent their client hello stay open (never joined) until the round ends.
+ */
+static void flood_round(int port, int total, struct flood_stats *st)
+{
+	struct pollfd *p = calloc(WINDOW, sizeof(*p));
+	struct fconn *c = calloc(WINDOW, sizeof(*c));
+	int *held = calloc(total, sizeof(int)), nheld = 0, i, r;
+
+	for (i = 0; i < WINDOW; i++)
+		c[i].fd = -1;
+	while (st->started < total || nheld + st->refused < total) {
+		for (i = 0; i < WINDOW; i++) {
+			if (c[i].fd < 0 && st->started < total) {
+				st->started++;
+				if (fconn_start(&c[i], port)) {
+					if (c[i].fd >= 0)
+						close(c[i].fd);
+					c[i].fd = -1;
+					st->refused++;
+					continue;
+				}
+			}
+			p[i].fd = c[i].fd;
+			p[i].events = c[i].fd < 0 ? 0 :
+				      c[i].state == C_CONNECT ? POLLOUT : POLLIN;
+		}
+		if (st->started >= total && nheld + st->refused >= total)
+			break;
+		poll(p, WINDOW, 100);
+		for (i = 0; i < WINDOW; i++) {
+			if (c[i].fd < 0)
+				continue;
+			r = p[i].revents ? fconn_step(&c[i]) : 0;
+			if (!r && now_ms() - c[i].since < HELLO_WAIT_MS)
+				continue;
+			if (r == 1) {
+				held[nheld++] = c[i].fd;
+				st->chellos++;
+			} else {
+				close(c[i].fd);
+				st->refused++;
+			}
+			c[i].fd = -1;
+		}
+	}
+	st->done = 1;
+	/* Held until the test has looked; then the round ends. */
+	while (st->done == 1)
+		usleep(10000);
+	for (i = 0; i < nheld; i++)
+		close(held[i]);
+	free(held);
+	free(c);
+	free(p);
+}
+
+/* TCP sockets of this netns on local port @port, listeners left out. */
+static int server_socks(int port)
+{
+	char line[512];
+	int n = 0, lport, state;
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " %*d: %*x:%x %*x:%*x %x", &lport, &state) != 2)
+			continue;
+		if (lport == port && state != 0x0a)	/* TCP_LISTEN */
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static long slab_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* A legitimate PSOCK connect() and accept(): ms taken, or -1. */
+static long legit_connect(struct __test_metadata *_metadata, int lfd, int port)
+{
+	struct timeval tv = { .tv_sec = 30 };
+	struct pollfd p = { .fd = lfd, .events = POLLIN };
+	struct psock_info_buf b;
+	long t0 = now_ms(), ms;
+	int fd, afd;
+	char c = 0;
+
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	if (fd < 0 || psock_opts(fd, STREAMS, STREAMS, -1))
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (lo_connect(fd, AF_INET, port)) {
+		TH_LOG("legitimate connect(): %s after %ld ms", strerror(errno),
+		       now_ms() - t0);
+		close(fd);
+		return -1;
+	}
+	if (poll(&p, 1, 30000) != 1) {
+		TH_LOG("legitimate client never accepted");
+		close(fd);
+		return -1;
+	}
+	afd = accept(lfd, NULL, NULL);
+	ms = now_ms() - t0;
+	EXPECT_LE(0, afd);
+	EXPECT_EQ(0, psock_info(fd, &b));
+	EXPECT_EQ(STREAMS, b.h.stream_cnt);
+	EXPECT_EQ(1, send(fd, "x", 1, 0));
+	EXPECT_EQ(1, recv(afd, &c, 1, 0));
+	EXPECT_EQ('x', c);
+	close(afd);
+	close(fd);
+	return ms;
+}
+
+FIXTURE(flood)
+{
+	int lfd, port;
+	struct flood_stats *st;
+};
+
+static void write_sysctl(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fprintf(f, "%s\n", val);
+		fclose(f);
+	}
+}
+
+FIXTURE_SETUP(flood)
+{
+	struct rlimit rl = { 65536, 65536 };
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	/* Whole rounds fit in one embryo lifetime (hello + 2 * stale). */
+	write_sysctl("/proc/sys/net/psock/stale_timeout_ms", "60000");
+	write_sysctl("/proc/sys/net/ipv4/ip_local_port_range", "1024 65000");
+	self->st = mmap(NULL, sizeof(*self->st), PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->st);
+	self->lfd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, self->lfd);
+	ASSERT_EQ(0, psock_opts(self->lfd, STREAMS, STREAMS, -1));
+	len = lo_addr(AF_INET, 0, &ss);
+	ASSERT_EQ(0, bind(self->lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, listen(self->lfd, BACKLOG));
+	self->port = sock_port(self->lfd);
+}
+
+FIXTURE_TEARDOWN(flood)
+{
+	close(self->lfd);
+	munmap(self->st, sizeof(*self->st));
+}
+
+/* One round: flood, measure while it holds, a legitimate client, end. */
+static void one_round(struct __test_metadata *_metadata,
+		      FIXTURE_DATA(flood) *self, int total)
+{
+	struct flood_stats *st = self->st;
+	long slab0 = slab_kb(), slab_max = slab0, legit = -1, t0 = now_ms();
+	int most = 0, n, status;
+	pid_t pid;
+
+	memset(st, 0, sizeof(*st));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		flood_round(self->port, total, st);
+		_exit(0);
+	}
+	while (!st->done) {
+		n = server_socks(self->port);
+		most = n > most ? n : most;
+		if (slab_kb() > slab_max)
+			slab_max = slab_kb();
+		/* A legitimate client once the flood is well under way. */
+		if (legit < 0 && st->chellos >= total / 2)
+			legit = legit_connect(_metadata, self->lfd, self->port);
+		usleep(200000);
+	}
+	n = server_socks(self->port);
+	most = n > most ? n : most;
+	if (legit < 0)
+		legit = legit_connect(_metadata, self->lfd, self->port);
+	TH_LOG("%d flood connections in %ld ms: %d client hellos, %d refused; server sockets at most %d (bound %d); Slab +%ld kB; legitimate connect+accept %ld ms",
+	       total, now_ms() - t0, st->chellos, st->refused, most,
+	       SERVER_BOUND, slab_max - slab0, legit);
+	st->done = 2;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_LE(most, SERVER_BOUND);
+	EXPECT_LE(0, legit);
+	EXPECT_GE(LEGIT_MS, legit);
+}
+
+TEST_F_TIMEOUT(flood, never_joined, 900)
+{
+	int total = long_run() ? 20000 : 3000;
+	long end = now_ms() + (long_run() ? 300000 : 0);
+
+	do {
+		one_round(_metadata, self, total);
+	} while (!_metadata->exit_code && now_ms() < end);
+}
+
+TEST_HARNESS_MAIN
