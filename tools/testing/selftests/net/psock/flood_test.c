@@ -197,7 +197,12 @@ static void flood_round(int port, int total, struct flood_stats *st)
 	free(p);
 }
 
-/* TCP sockets of this netns on local port @port, listeners left out. */
+/*
+ * TCP sockets of this netns on local port @port that a listener may hold:
+ * half-open, established, or closed by the client but not yet by us.
+ * Listeners are left out, and so are the sockets TCP alone keeps after
+ * their close() (FIN_WAIT, TIME_WAIT, LAST_ACK...: TCP's own limits).
+ */
 static int server_socks(int port)
 {
 	char line[512];
@@ -209,7 +214,9 @@ static int server_socks(int port)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, " %*d: %*x:%x %*x:%*x %x", &lport, &state) != 2)
 			continue;
-		if (lport == port && state != 0x0a)	/* TCP_LISTEN */
+		if (lport == port && (state == 0x01 ||	/* ESTABLISHED */
+				      state == 0x03 ||	/* SYN_RECV */
+				      state == 0x08))	/* CLOSE_WAIT */
 			n++;
 	}
 	fclose(f);
