@@ -12,6 +12,9 @@
  *                     has data outstanding is declared dead (5000)
  *   hello_timeout_ms  how long a side waits for the peer's hello before
  *                     treating the connection as plain TCP (1000)
+ *   add_addr_accepted how many of the addresses a server announces a
+ *                     client opens data subflows to (PSOCK_ADDR_MAX, all;
+ *                     0: only the server's own; read at each handshake)
  *
  * A new socket copies the values in force; changing a sysctl does not
  * touch existing sockets.
@@ -32,13 +35,14 @@ static const int stale_min_ms = 100;
 static const int stale_max_ms = 600000;
 static const int hello_min_ms = 10;
 static const int hello_max_ms = 60000;
+static const int addr_max = PSOCK_ADDR_MAX;
 
 struct pstripe_pernet *pstripe_get_pernet(const struct net *net)
 {
 	return net_generic(net, pstripe_net_id);
 }
 
-#define PSTRIPE_SYSCTLS	6
+#define PSTRIPE_SYSCTLS	7
 
 static struct ctl_table pstripe_sysctl_table[PSTRIPE_SYSCTLS + 1] = {
 	{
@@ -89,6 +93,14 @@ static struct ctl_table pstripe_sysctl_table[PSTRIPE_SYSCTLS + 1] = {
 		.extra1		= (void *)&hello_min_ms,
 		.extra2		= (void *)&hello_max_ms,
 	},
+	{
+		.procname	= "add_addr_accepted",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= (void *)&addr_max,
+	},
 	{ }	/* sentinel: 6.1 walks the table up to it */
 };
 
@@ -103,6 +115,7 @@ static int __net_init pstripe_net_init(struct net *net)
 	pn->driver = PSOCK_DRIVER_POLL_ALL;
 	pn->stale_timeout_ms = 5000;
 	pn->hello_timeout_ms = 1000;
+	pn->add_addr_accepted = PSOCK_ADDR_MAX;
 
 	/* Every namespace owns its copy, pointing at its own values. */
 	table = kmemdup(pstripe_sysctl_table, sizeof(pstripe_sysctl_table),
@@ -115,6 +128,7 @@ static int __net_init pstripe_net_init(struct net *net)
 	table[3].data = &pn->driver;
 	table[4].data = &pn->stale_timeout_ms;
 	table[5].data = &pn->hello_timeout_ms;
+	table[6].data = &pn->add_addr_accepted;
 
 	pn->sysctl_hdr = register_net_sysctl_sz(net, "net/psock", table,
 						PSTRIPE_SYSCTLS);

@@ -43,7 +43,9 @@ static void pstripe_addr_to_ss(struct sock *sk, int fam, const u8 *a,
 /*
  * The addresses the data subflows connect to: dst[0] is the server's
  * (or the control peer's) and port of the server hello, then the
- * announced ones.  Returns how many, or an error.
+ * announced ones, as many as net.psock.add_addr_accepted lets a server
+ * send us to (a server is not trusted to name other hosts).  Returns how
+ * many, or an error.
  */
 static int pstripe_data_addrs(struct pstripe_sock *ps,
 			      const struct pstripe_hello *msgs,
@@ -51,20 +53,22 @@ static int pstripe_data_addrs(struct pstripe_sock *ps,
 {
 	const struct pstripe_hello *h = &msgs[0];
 	struct sock *sk = ps_sk(ps);
-	int len, i;
+	int len, i, n;
 
+	n = min_t(int, h->n, READ_ONCE(pstripe_get_pernet(sock_net(sk))->
+				       add_addr_accepted));
 	len = kernel_getpeername(ps->sf[0]->sock, (struct sockaddr *)&dst[0]);
 	if (len < 0)
 		return len;
 	*dlen = len;
 	pstripe_addr_to_ss(sk, h->family, h->addr, h->port, &dst[0]);
-	for (i = 1; i <= h->n; i++) {
+	for (i = 1; i <= n; i++) {
 		dst[i] = dst[0];
 		pstripe_addr_to_ss(sk, msgs[i].family, msgs[i].addr,
 				   msgs[i].port ? msgs[i].port : h->port,
 				   &dst[i]);
 	}
-	return 1 + h->n;
+	return 1 + n;
 }
 
 /*

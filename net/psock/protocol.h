@@ -47,6 +47,7 @@ struct pstripe_mib {
  * @stale_timeout_ms: a subflow without progress this long is dead
  * @hello_timeout_ms: how long each side waits for the other's hello before
  *	treating the connection as plain TCP
+ * @add_addr_accepted: announced addresses a client opens subflows to
  * @mib: counters shown in /proc/net/psock (mib.c)
  * @bg_closes: closed sockets finishing in the background, at most
  *	PSTRIPE_BG_CLOSE_MAX
@@ -59,6 +60,7 @@ struct pstripe_pernet {
 	int			driver;
 	int			stale_timeout_ms;
 	int			hello_timeout_ms;
+	int			add_addr_accepted;
 	struct pstripe_mib __percpu *mib;
 	atomic_t		bg_closes;
 };

@@ -302,6 +302,8 @@ TEST(sysctl_ranges)
 		{ SYSCTL("driver"), "2" },
 		{ SYSCTL("stale_timeout_ms"), "99" },
 		{ SYSCTL("stale_timeout_ms"), "600001" },
+		{ SYSCTL("add_addr_accepted"), "-1" },
+		{ SYSCTL("add_addr_accepted"), "9" },
 	};
 	unsigned int i;
 	int before;

@@ -1013,6 +1013,58 @@ TEST_F_TIMEOUT(pair, listener_shutdown, 120)
 	close(c);
 }
 
+/*
+ * A listener on any address announces 127.0.0.2; a client connects to
+ * 127.0.0.1 with 4 subflows.  How many of its subflows go to 127.0.0.2
+ * (or -1): subflows 1 and 3 when the client follows the announcement.
+ */
+static int to_announced(struct __test_metadata *_metadata)
+{
+	struct sockaddr_in any = { .sin_family = AF_INET };
+	struct sockaddr_in two = { .sin_family = AF_INET };
+	struct psock_info_buf b;
+	int lfd, fd, a, port, i, n = 0;
+
+	two.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+	lfd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	if (lfd < 0 || psock_opts(lfd, 4, 4, -1) ||
+	    setsockopt(lfd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR, &two,
+		       sizeof(two)) ||
+	    bind(lfd, (struct sockaddr *)&any, sizeof(any)) || listen(lfd, 8))
+		return -1;
+	port = sock_port(lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	if (fd < 0 || psock_opts(fd, 4, 4, -1) ||
+	    lo_connect(fd, AF_INET, port))
+		return -1;
+	a = accept(lfd, NULL, NULL);
+	EXPECT_LE(0, a);
+	EXPECT_EQ(0, psock_info(fd, &b));
+	EXPECT_EQ(4, b.h.stream_cnt);
+	for (i = 0; i < 4; i++)
+		n += !memcmp(b.sf[i].remote_addr, &two.sin_addr, 4);
+	EXPECT_EQ(4, send(fd, "ping", 4, 0));
+	close(a);
+	close(fd);
+	close(lfd);
+	return n;
+}
+
+/* By default a client follows every address the server announces. */
+TEST_F(ns, announced_addresses_followed)
+{
+	EXPECT_EQ(2, to_announced(_metadata));
+}
+
+/* net.psock.add_addr_accepted = 0: only the server's own address. */
+TEST_F(ns, announced_addresses_refused_by_sysctl)
+{
+	ASSERT_EQ(0, sysctl_set("/proc/sys/net/psock/add_addr_accepted", "0"));
+	EXPECT_EQ(0, to_announced(_metadata));
+	ASSERT_EQ(0, sysctl_set("/proc/sys/net/psock/add_addr_accepted", "1"));
+	EXPECT_EQ(2, to_announced(_metadata));
+}
+
 /* 1000 short connections: every socket is gone afterwards. */
 TEST_F_TIMEOUT(ns, many_short_connections, 600)
 {
