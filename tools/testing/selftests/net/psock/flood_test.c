@@ -205,19 +205,30 @@ static void flood_round(int port, int total, struct flood_stats *st)
  */
 static int server_socks(int port)
 {
+	static unsigned char seen[65536];
+	int n = 0, lport, rport, state;
 	char line[512];
-	int n = 0, lport, state;
 	FILE *f = fopen("/proc/net/tcp", "r");
 
 	if (!f)
 		return -1;
+	/*
+	 * The file is read in pages while sockets come and go: a socket may
+	 * be listed twice.  Clients all connect from 127.0.0.1, so the
+	 * remote port names a connection.
+	 */
+	memset(seen, 0, sizeof(seen));
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, " %*d: %*x:%x %*x:%*x %x", &lport, &state) != 2)
+		if (sscanf(line, " %*d: %*x:%x %*x:%x %x", &lport, &rport,
+			   &state) != 3 || lport != port || rport > 65535)
 			continue;
-		if (lport == port && (state == 0x01 ||	/* ESTABLISHED */
-				      state == 0x03 ||	/* SYN_RECV */
-				      state == 0x08))	/* CLOSE_WAIT */
+		if ((state == 0x01 ||		/* ESTABLISHED */
+		     state == 0x03 ||		/* SYN_RECV */
+		     state == 0x08) &&		/* CLOSE_WAIT */
+		    !seen[rport]) {
+			seen[rport] = 1;
 			n++;
+		}
 	}
 	fclose(f);
 	return n;
