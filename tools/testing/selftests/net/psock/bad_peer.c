@@ -16,21 +16,7 @@
 #include "psock_lib.h"
 #include "kselftest_harness.h"
 
-#define MAGIC		0x50534b54
-#define T_SHELLO	1
-#define T_CHELLO	2
-#define T_JOIN		3
 #define LEN_ACK		0x80000000U
-
-struct hello {
-	uint32_t	magic;
-	uint8_t		version, type, rcmd, max, driver, n, index, family;
-	uint16_t	port, reserved;
-	uint64_t	token;
-	uint8_t		addr[16];
-};
-
-static_assert(sizeof(struct hello) == 40, "the wire layout");
 
 static void hello_init(struct hello *h, int type)
 {

@@ -25,10 +25,6 @@
 #include "psock_lib.h"
 #include "kselftest_harness.h"
 
-#define MAGIC		0x50534b54
-#define T_SHELLO	1
-#define T_CHELLO	2
-
 #define BACKLOG		4	/* the listener's listen() backlog */
 #define STREAMS		4
 #define WINDOW		256	/* flood connections in their handshake */
@@ -43,16 +39,6 @@
 #define SERVER_BOUND	(3 * 32 * BACKLOG + 1 + 256 + 2 * STREAMS)
 /* A legitimate connect() + accept() during the flood takes at most this. */
 #define LEGIT_MS	5000
-
-struct hello {
-	uint32_t	magic;
-	uint8_t		version, type, rcmd, max, driver, n, index, family;
-	uint16_t	port, reserved;
-	uint64_t	token;
-	uint8_t		addr[16];
-};
-
-static_assert(sizeof(struct hello) == 40, "the wire layout");
 
 /* Shared between the flood process and the test. */
 struct flood_stats {

@@ -6,6 +6,7 @@
 #ifndef _PSOCK_LIB_H
 #define _PSOCK_LIB_H
 
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -20,6 +21,22 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <linux/psock.h>
+
+/* The PSOCK control message on the wire, for raw peers (Documentation/psock.rst). */
+#define MAGIC		0x50534b54
+#define T_SHELLO	1
+#define T_CHELLO	2
+#define T_JOIN		3
+
+struct hello {
+	uint32_t	magic;
+	uint8_t		version, type, rcmd, max, driver, n, index, family;
+	uint16_t	port, reserved;
+	uint64_t	token;
+	uint8_t		addr[16];
+};
+
+static_assert(sizeof(struct hello) == 40, "the wire layout");
 
 /* A fresh network namespace with lo up; 0 or -1. */
 static inline int netns_lo(void)
