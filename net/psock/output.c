@@ -76,6 +76,31 @@ static int pstripe_sf_push(struct pstripe_subflow *sf)
 	return 0;
 }
 
+/*
+ * Write an acknowledgment of the blocks before @seq to idle subflow @i and
+ * push it: 0 once it is all in TCP, -EAGAIN while part of it waits for
+ * room (@i stays busy); a subflow that fails is killed (-EPIPE then).
+ */
+static int pstripe_sf_ack(struct pstripe_sock *ps, int i, u32 seq)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct pstripe_blkhdr *bh = (void *)sf->abuf;
+	int r;
+
+	sock_owned_by_me(ps_sk(ps));
+	bh->seq = htonl(seq);
+	bh->len = htonl(PSTRIPE_LEN_ACK);
+	sf->alen = sizeof(*bh);
+	sf->aoff = 0;
+	WRITE_ONCE(sf->busy, true);
+	r = pstripe_sf_push(sf);
+	if (r && r != -EAGAIN) {
+		pstripe_sf_kill(ps, i, r);
+		return -EPIPE;
+	}
+	return r;
+}
+
 static void pstripe_sf_give(struct pstripe_sock *ps, int i,
 			    struct pstripe_blk *blk)
 {
@@ -173,6 +198,33 @@ static bool pstripe_tail(struct pstripe_sock *ps)
 }
 
 /*
+ * Before the subflows' FINs (and the graveyard's): our last acknowledgment
+ * once on each idle subflow.  The one subflow that carried it may be on a
+ * path that died unnoticed, and no later acknowledgment would follow: the
+ * peer would wait for it in vain (its close() ending in CloseTimeouts).
+ * The peer ignores the copies.  True when one waits for room.
+ */
+bool pstripe_last_acks(struct pstripe_sock *ps)
+{
+	bool waiting = false;
+	int i;
+
+	ps->ack_sent = ps->rcv_seq;
+	ps->ack_pending = false;
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!pstripe_sf_live(sf) || sf->busy || sf->fin_sent ||
+		    sf->last_ack_sent)
+			continue;
+		sf->last_ack_sent = true;
+		if (pstripe_sf_ack(ps, i, ps->ack_sent) == -EAGAIN)
+			waiting = true;
+	}
+	return waiting;
+}
+
+/*
  * Flush every subflow's unfinished ack and block, give the blocks that
  * wait for a subflow one, send the acknowledgment, and once both ends of
  * the stream are done, the subflows' FINs.  A subflow that fails is
@@ -224,21 +276,10 @@ void pstripe_push_all(struct pstripe_sock *ps)
 	if (ps->ack_pending && ps->nlive) {
 		i = pstripe_pick_ack(ps);
 		if (i >= 0) {
-			struct pstripe_subflow *sf = ps->sf[i];
-			struct pstripe_blkhdr *bh = (void *)sf->abuf;
-
-			bh->seq = htonl(ps->rcv_seq);
-			bh->len = htonl(PSTRIPE_LEN_ACK);
-			sf->alen = sizeof(*bh);
-			sf->aoff = 0;
-			WRITE_ONCE(sf->busy, true);
 			ps->ack_sent = ps->rcv_seq;
 			ps->ack_pending = false;
-			r = pstripe_sf_push(sf);
-			if (r == -EAGAIN)
+			if (pstripe_sf_ack(ps, i, ps->ack_sent) == -EAGAIN)
 				pending = true;
-			else if (r < 0)
-				pstripe_sf_kill(ps, i, r);
 		} else {
 			pending = true;
 		}
@@ -255,6 +296,8 @@ void pstripe_push_all(struct pstripe_sock *ps)
 	if (ps->snd_fin && ps->fin_queued && list_empty(&ps->rtx) &&
 	    READ_ONCE(ps->rcv_eof) && !ps->ack_pending &&
 	    ps->ack_sent == ps->rcv_seq) {
+		if (pstripe_last_acks(ps))
+			pending = true;
 		for (i = 0; i < ps->nsf; i++) {
 			struct pstripe_subflow *sf = ps->sf[i];
 
@@ -285,19 +328,9 @@ void pstripe_push_all(struct pstripe_sock *ps)
 void pstripe_sf_probe(struct pstripe_sock *ps, int i)
 {
 	struct pstripe_subflow *sf = ps->sf[i];
-	struct pstripe_blkhdr *bh = (void *)sf->abuf;
-	int r;
 
-	if (sf->busy || sf->fin_sent)
-		return;
-	bh->seq = htonl(ps->ack_sent);
-	bh->len = htonl(PSTRIPE_LEN_ACK);
-	sf->alen = sizeof(*bh);
-	sf->aoff = 0;
-	WRITE_ONCE(sf->busy, true);
-	r = pstripe_sf_push(sf);
-	if (r < 0 && r != -EAGAIN)
-		pstripe_sf_kill(ps, i, r);
+	if (!sf->busy && !sf->fin_sent)
+		pstripe_sf_ack(ps, i, ps->ack_sent);
 }
 
 /* Queue the end-of-stream block (shutdown(SHUT_WR), close()). */

@@ -836,8 +836,10 @@ static void pstripe_close_subflows(struct pstripe_sock *ps)
 		       !ps->fallback;
 	int i;
 
-	if (striped && !ps->close_rst)
+	if (striped && !ps->close_rst) {
+		pstripe_last_acks(ps);
 		pstripe_flush_final(ps);
+	}
 	for (i = 0; i < ps->nsf; i++) {
 		struct pstripe_subflow *sf = ps->sf[i];
 

@@ -150,6 +150,8 @@ struct pstripe_blk {
  * @attached: callbacks installed
  * @join_sent: client: the join message went out
  * @fin_sent: our FIN went out (shutdown(SHUT_WR))
+ * @last_ack_sent: our last acknowledgment went out on it before its FIN
+ *	(pstripe_last_acks())
  * @eof: the peer's FIN was read
  * @hdr_valid: @blk_seq / @blk_rem describe the block being read
  * @hdr_got: bytes of @hdr read so far
@@ -203,6 +205,7 @@ struct pstripe_subflow {
 	bool			attached;
 	bool			join_sent;
 	bool			fin_sent;
+	bool			last_ack_sent;
 	bool			eof;
 	bool			hdr_valid;
 	u8			hdr_got;
@@ -550,6 +553,7 @@ int pstripe_got_ack(struct pstripe_sock *ps, u32 ack);
 void pstripe_push_all(struct pstripe_sock *ps);
 void pstripe_queue_fin(struct pstripe_sock *ps);
 void pstripe_sf_probe(struct pstripe_sock *ps, int i);
+bool pstripe_last_acks(struct pstripe_sock *ps);
 void pstripe_free_blocks(struct pstripe_sock *ps);
 int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg);
 int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg);

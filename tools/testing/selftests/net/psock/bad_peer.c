@@ -17,6 +17,7 @@
 #include "kselftest_harness.h"
 
 #define LEN_ACK		0x80000000U
+#define LEN_FIN		0x40000000U
 
 static void hello_init(struct hello *h, int type)
 {
@@ -500,6 +501,68 @@ TEST_F(srv, duplicate_block_while_read)
 	/* Acknowledge the server's block, so that its close() need not wait. */
 	ASSERT_EQ((ssize_t)sizeof(ack), send(fds[0], ack, sizeof(ack), 0));
 	close(a);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * The highest acknowledgment a raw subflow carries until the PSOCK end's
+ * FIN (each read within 5 s); blocks are skipped.  -1 on a timeout, an
+ * error or a stream cut inside a header.
+ */
+static long last_ack(int fd)
+{
+	static char skip[16384];
+	long best = 0;
+	uint32_t h[2];
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint32_t len;
+
+		if (poll(&p, 1, 5000) != 1)
+			return -1;
+		if (recv(fd, h, 1, MSG_PEEK) == 0)
+			return best;
+		if (read_full(fd, h, sizeof(h)))
+			return -1;
+		len = ntohl(h[1]);
+		if (len == LEN_ACK) {
+			if (ntohl(h[0]) > best)
+				best = ntohl(h[0]);
+		} else if (len != LEN_FIN &&
+			   (len > sizeof(skip) || read_full(fd, skip, len))) {
+			return -1;
+		}
+	}
+}
+
+/*
+ * The acknowledgment of the end of the stream goes on every subflow
+ * before its FIN: the one subflow that carried it may be on a path that
+ * died unnoticed, and no later acknowledgment would follow (the peer's
+ * close() would wait for it in vain, CloseTimeouts).  The raw client sends
+ * block 0 on the control subflow and its end-of-stream block 1 on the data
+ * subflow; the server reads to the end and closes: each subflow carries
+ * an acknowledgment of both blocks (2) before its FIN.
+ */
+TEST_F(srv, last_ack_on_every_subflow)
+{
+	uint32_t fin[2] = { htonl(1), htonl(LEN_FIN) };
+	struct timeval tv = { .tv_sec = 5 };
+	char buf[1000];
+	int fds[2], a;
+
+	a = raw_client2(self->lfd, self->port, fds);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	ASSERT_EQ(0, send_blk(fds[0], 0, sizeof(buf), 0, sizeof(buf)));
+	ASSERT_EQ((ssize_t)sizeof(fin), send(fds[1], fin, sizeof(fin), 0));
+	ASSERT_EQ(0, read_full(a, buf, sizeof(buf)));
+	ASSERT_EQ(0, recv(a, buf, 1, 0));
+	close(a);
+	EXPECT_EQ(2, last_ack(fds[0]));
+	EXPECT_EQ(2, last_ack(fds[1]));
 	close(fds[0]);
 	close(fds[1]);
 }
