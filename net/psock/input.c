@@ -31,12 +31,12 @@ struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 {
 	struct sock *sk = ps_sk(ps);
 	struct pstripe_blk *blk;
-	size_t size = struct_size(blk, data, len);
+	size_t size = sizeof(*blk) + len;
 	size_t limit = max_t(size_t, READ_ONCE(sk->sk_rcvbuf), PSTRIPE_RCV_WIN);
 
 	if (atomic_read(&sk->sk_rmem_alloc) + size > limit)
 		return ERR_PTR(-EPROTO);
-	blk = kmalloc(size, GFP_KERNEL);
+	blk = pstripe_blk_alloc(ps, len);
 	if (!blk)
 		return ERR_PTR(-ENOMEM);
 	atomic_add(size, &sk->sk_rmem_alloc);
@@ -48,8 +48,8 @@ void pstripe_rblk_free(struct pstripe_sock *ps, struct pstripe_blk *blk)
 {
 	if (!blk)
 		return;
-	atomic_sub(struct_size(blk, data, blk->size), &ps_sk(ps)->sk_rmem_alloc);
-	kfree(blk);
+	atomic_sub(sizeof(*blk) + blk->size, &ps_sk(ps)->sk_rmem_alloc);
+	pstripe_blk_free(blk);
 }
 
 /* Drop the block @sf was copying into the reorder queue. */

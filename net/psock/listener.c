@@ -57,11 +57,17 @@ static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
 {
 	struct sock *lsk = ps_sk(lps);
 	struct pstripe_sock *child;
+	struct mem_cgroup *old;
 	struct socket *csock;
 	struct sock *csk;
+	int err;
 
-	if (__sock_create(sock_net(lsk), lsk->sk_family, SOCK_STREAM,
-			  IPPROTO_PSOCK, &csock, 0))
+	/* Charged to the listener's memory cgroup, as its blocks (mem.c). */
+	old = pstripe_memcg_begin(lps);
+	err = __sock_create(sock_net(lsk), lsk->sk_family, SOCK_STREAM,
+			    IPPROTO_PSOCK, &csock, 0);
+	pstripe_memcg_end(old);
+	if (err)
 		return NULL;
 	csk = csock->sk;
 	child = pstripe_sk(csk);

@@ -135,7 +135,7 @@ static void pstripe_rtx_trim(struct pstripe_sock *ps)
 		list_del(&blk->node);
 		WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes - blk->size);
 		WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt - 1);
-		kfree(blk);
+		pstripe_blk_free(blk);
 	}
 }
 
@@ -341,7 +341,7 @@ void pstripe_queue_fin(struct pstripe_sock *ps)
 
 	if (ps->fallback || ps->fin_queued)
 		return;
-	blk = kzalloc(struct_size(blk, data, sizeof(*bh)), GFP_KERNEL);
+	blk = pstripe_blk_alloc(ps, sizeof(*bh));
 	if (!blk)
 		return;		/* the subflows' FINs still end the stream */
 	bh = (struct pstripe_blkhdr *)blk->data;
@@ -365,7 +365,7 @@ void pstripe_free_blocks(struct pstripe_sock *ps)
 
 	list_for_each_entry_safe(blk, tmp, &ps->rtx, node) {
 		list_del(&blk->node);
-		kfree(blk);
+		pstripe_blk_free(blk);
 	}
 	list_for_each_entry_safe(blk, tmp, &ps->ooo, node) {
 		list_del(&blk->node);
@@ -395,12 +395,12 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	best = pstripe_pick(ps, blen, false);
 	if (best < 0)
 		return -EAGAIN;
-	blk = kmalloc(struct_size(blk, data, sizeof(*bh) + blen), GFP_KERNEL);
+	blk = pstripe_blk_alloc(ps, sizeof(*bh) + blen);
 	if (!blk)
 		return -ENOMEM;
 	got = copy_from_iter(blk->data + sizeof(*bh), blen, &msg->msg_iter);
 	if (!got) {
-		kfree(blk);
+		pstripe_blk_free(blk);
 		return -EFAULT;
 	}
 	bh = (struct pstripe_blkhdr *)blk->data;

@@ -1036,14 +1036,23 @@ const struct proto_ops pstripe6_stream_ops = {
 
 int pstripe_stream_init(void)
 {
+	int err = pstripe_mem_init();
+
+	if (err)
+		return err;
 	pstripe_wq = alloc_workqueue("psock", WQ_UNBOUND, 0);
-	return pstripe_wq ? 0 : -ENOMEM;
+	if (!pstripe_wq) {
+		pstripe_mem_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void pstripe_stream_exit(void)
 {
 	pstripe_grave_flush();
 	destroy_workqueue(pstripe_wq);
+	pstripe_mem_exit();
 }
 
 static int pstripe_init_sock(struct sock *sk)
@@ -1058,6 +1067,7 @@ static int pstripe_init_sock(struct sock *sk)
 	ps->rcmd_stream_cnt = READ_ONCE(pn->rcmd_stream_cnt);
 	ps->max_stream_cnt = READ_ONCE(pn->max_stream_cnt);
 	ps->driver = READ_ONCE(pn->driver);
+	pstripe_memcg_init(ps);
 	pstripe_sock_init(ps);
 	pstripe_opts_snapshot(sk, &ps->synced);
 
@@ -1070,6 +1080,7 @@ static int pstripe_init_sock(struct sock *sk)
 static void pstripe_destroy(struct sock *sk)
 {
 	pstripe_lstn_free(pstripe_sk(sk));
+	pstripe_memcg_put(pstripe_sk(sk));
 	if (pstripe_sk(sk)->counted)
 		sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }

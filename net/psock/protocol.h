@@ -113,7 +113,7 @@ struct pstripe_addr {
  *	-1 when none
  * @fin: ooo: the end-of-stream block
  * @sf_end: rtx: @sf's TCP write_seq once the block is written to it
- * @data: see @size
+ * @data: see @size; an allocation of its own (mem.c)
  */
 struct pstripe_blk {
 	struct list_head	node;
@@ -123,7 +123,7 @@ struct pstripe_blk {
 	s8			copy;
 	bool			fin;
 	u32			sf_end;
-	u8			data[];
+	u8			*data;
 };
 
 /**
@@ -257,6 +257,8 @@ struct pstripe_sf_opts {
  *	MPTCP's words); its subflows are kernel TCP sockets it owns
  * @isk: inet socket; must stay first (pstripe_sk() casts)
  * @counted: counted in /proc/net/protocols (->init succeeded)
+ * @memcg: memory cgroup its blocks are charged to (mem.c); set by ->init,
+ *	put by ->destroy
  * @rcmd_stream_cnt: recommended stream count announced to the peer
  * @max_stream_cnt: maximum stream count announced to the peer
  * @driver: enum psock_driver
@@ -330,6 +332,7 @@ struct pstripe_sf_opts {
 struct pstripe_sock {
 	struct inet_sock	isk;
 	bool			counted;
+	struct mem_cgroup	*memcg;
 	int			rcmd_stream_cnt;
 	int			max_stream_cnt;
 	int			driver;
@@ -561,6 +564,16 @@ void pstripe_ack_now(struct pstripe_sock *ps);
 void pstripe_flush_final(struct pstripe_sock *ps);
 
 /* input.c */
+/* mem.c */
+int pstripe_mem_init(void);
+void pstripe_mem_exit(void);
+void pstripe_memcg_init(struct pstripe_sock *ps);
+void pstripe_memcg_put(struct pstripe_sock *ps);
+struct mem_cgroup *pstripe_memcg_begin(const struct pstripe_sock *ps);
+void pstripe_memcg_end(struct mem_cgroup *old);
+struct pstripe_blk *pstripe_blk_alloc(struct pstripe_sock *ps, u32 size);
+void pstripe_blk_free(struct pstripe_blk *blk);
+
 struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 				       u32 len);
 void pstripe_rblk_free(struct pstripe_sock *ps, struct pstripe_blk *blk);
