@@ -178,13 +178,23 @@ bool pstripe_rcv_ready(struct pstripe_sock *ps)
 	return !READ_ONCE(ps->nlive);
 }
 
-/* Every subflow got the peer's FIN. */
+/*
+ * The peer's stream is complete, read or not (as TCP's RCV_SHUTDOWN):
+ * every block up to its end-of-stream block arrived, in the reorder
+ * queue or being read from a subflow; or every subflow got the peer's
+ * FIN.  An end-of-stream block that came ahead of earlier blocks is not
+ * the end yet.  Lockless for poll().
+ */
 bool pstripe_peer_fin(struct pstripe_sock *ps)
 {
-	int i;
+	int i, cur;
 
-	if (READ_ONCE(ps->rcv_fin_known))
-		return true;
+	if (READ_ONCE(ps->rcv_fin_known)) {
+		cur = READ_ONCE(ps->rcv_cur);
+		return READ_ONCE(ps->ooo_cnt) +
+		       (cur >= 0 && cur != PSTRIPE_CUR_OOO) >=
+		       READ_ONCE(ps->rcv_fin_seq) - READ_ONCE(ps->rcv_seq) + 1;
+	}
 	for (i = 0; i < ps->nsf; i++)
 		if (pstripe_sf_live(ps->sf[i]) &&
 		    !(READ_ONCE(ps->sf[i]->sock->sk->sk_shutdown) &
@@ -293,7 +303,7 @@ static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
 			break;
 	}
 	list_add_tail(&blk->node, &pos->node);
-	ps->ooo_cnt++;
+	WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt + 1);
 }
 
 /*
@@ -333,7 +343,7 @@ static int pstripe_sf_pull(struct pstripe_sock *ps, int i)
 		got = true;
 	}
 	if (blk->fin) {
-		ps->rcv_fin_seq = blk->seq;
+		WRITE_ONCE(ps->rcv_fin_seq, blk->seq);
 		WRITE_ONCE(ps->rcv_fin_known, true);
 	}
 	sf->pull = NULL;
@@ -344,7 +354,7 @@ static int pstripe_sf_pull(struct pstripe_sock *ps, int i)
 
 static void pstripe_rcv_next(struct pstripe_sock *ps)
 {
-	ps->rcv_seq++;
+	WRITE_ONCE(ps->rcv_seq, ps->rcv_seq + 1);
 	ps->rcv_off = 0;
 	WRITE_ONCE(ps->rcv_cur, -1);
 	if ((s32)(ps->rcv_seq - ps->ack_sent) >= PSTRIPE_ACK_EVERY)
@@ -354,7 +364,7 @@ static void pstripe_rcv_next(struct pstripe_sock *ps)
 /* The end-of-stream block is the next one: the stream is complete. */
 static void pstripe_rcv_fin(struct pstripe_sock *ps)
 {
-	ps->rcv_fin_seq = ps->rcv_seq;
+	WRITE_ONCE(ps->rcv_fin_seq, ps->rcv_seq);
 	WRITE_ONCE(ps->rcv_fin_known, true);
 	pstripe_rcv_next(ps);
 	ps->ack_pending = true;
@@ -382,7 +392,7 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 		if (blk && blk->seq == ps->rcv_seq) {
 			if (blk->fin) {
 				list_del(&blk->node);
-				ps->ooo_cnt--;
+				WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt - 1);
 				pstripe_rblk_free(ps, blk);
 				pstripe_rcv_fin(ps);
 				return 0;
@@ -507,7 +517,7 @@ again:
 		ps->rcv_off += r;
 		if (ps->rcv_off == blk->size) {
 			list_del(&blk->node);
-			ps->ooo_cnt--;
+			WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt - 1);
 			pstripe_rblk_free(ps, blk);
 			pstripe_rcv_next(ps);
 		}

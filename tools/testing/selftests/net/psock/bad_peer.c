@@ -357,6 +357,53 @@ TEST_F(srv, block_cut_by_fin)
 	close(fd);
 }
 
+static int send_blk(int fd, uint32_t seq, uint32_t len, uint32_t from,
+		    uint32_t to);
+
+/*
+ * The end-of-stream block (1) ahead of block 0: the stream is not
+ * complete, so poll() reports neither POLLIN nor POLLRDHUP (recv() would
+ * wait); once block 0 comes, POLLIN; once it is read, POLLRDHUP, and the
+ * end.
+ */
+TEST_F(srv, rdhup_waits_for_earlier_blocks)
+{
+	uint32_t fin[2] = { htonl(1), htonl(LEN_FIN) };
+	struct pollfd p = { .events = POLLIN | POLLRDHUP };
+	struct hello c;
+	uint64_t token;
+	char buf[200];
+	int fd, a, i;
+
+	fd = raw_client(self->port, &token);
+	ASSERT_LE(0, fd);
+	hello_init(&c, T_CHELLO);
+	c.n = 1;
+	c.token = token;
+	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	p.fd = a;
+	ASSERT_EQ((ssize_t)sizeof(fin), send(fd, fin, sizeof(fin), 0));
+	/* Reads take the end-of-stream block aside, waiting for block 0. */
+	for (i = 0; i < 5; i++) {
+		usleep(100000);
+		ASSERT_EQ(-1, recv(a, buf, sizeof(buf), MSG_DONTWAIT));
+		ASSERT_EQ(EAGAIN, errno);
+	}
+	EXPECT_EQ(0, poll(&p, 1, 300));
+	EXPECT_EQ(0, p.revents);
+	ASSERT_EQ(0, send_blk(fd, 0, 100, 0, 100));
+	ASSERT_EQ(1, poll(&p, 1, 5000));
+	EXPECT_EQ(POLLIN, p.revents & POLLIN);
+	EXPECT_EQ(0, read_full(a, buf, 100));
+	ASSERT_EQ(1, poll(&p, 1, 5000));
+	EXPECT_EQ(POLLIN | POLLRDHUP, p.revents & (POLLIN | POLLRDHUP));
+	EXPECT_EQ(0, recv(a, buf, sizeof(buf), 0));
+	close(a);
+	close(fd);
+}
+
 /*
  * Blocks 1..320 of 16376 bytes without block 0: within the window of
  * block numbers, but 5 MiB.  The server's reorder queue takes what a peer
