@@ -3,8 +3,9 @@
 #
 # PNG plots of the PSOCK benchmarks, on the host after "make bench":
 #   plot.sh RESULTS_DIR
-# reads psock_rtt.dat and psock_paths.dat (written by psock_rtt.sh and
-# psock_paths.sh in the VM) and writes psock_rtt.png and psock_paths.png
+# reads psock_rtt.dat, psock_paths.dat and psock_window.dat (written by
+# psock_rtt.sh, psock_paths.sh and psock_window.sh in the VM) and writes
+# psock_rtt.png, psock_paths.png and psock_window.png
 # beside them: each point or bar is the median of the runs, its error bar
 # the smallest and the largest run.  Needs gnuplot
 # (tools/testing/vm/setup.sh installs it).
@@ -61,5 +62,31 @@ plot "< awk '\$1 == \"5/5ms\"' $dir/psock_paths.dat" \
 	using 3:4:5 title "10 Mbit/s path at 25 ms"
 EOF
 	echo "plot: $dir/psock_paths.png"
+fi
+
+if [ -s "$dir/psock_window.dat" ]; then
+	# "label" median min max, the labels quoted for xtic().
+	awk '!/^#/ {
+		l = "PSOCK, 4 MiB window"
+		if ($1 == "tcp")
+			l = "TCP, 32 MiB buffers"
+		else if ($1 == "psock16")
+			l = "PSOCK, 16 MiB window"
+		printf "\"%s\" %s %s %s\n", l, $2, $3, $4 }' \
+		"$dir/psock_window.dat" > "$dir/psock_window.plot"
+	gnuplot <<EOF || rc=1
+set terminal pngcairo size 800,560 font "sans,10"
+set output "$dir/psock_window.png"
+set title "One path of 60 Mbit/s, 1 s RTT (BDP 7.5 MB): TCP, and PSOCK (n=4) by the window its receiver offers\n(median and min-max of $(runs "$dir/psock_window.dat") runs)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set yrange [0:70]
+set ylabel "Mbit/s"
+set grid ytics
+unset key
+plot "$dir/psock_window.plot" using 2:3:4:xtic(1)
+EOF
+	echo "plot: $dir/psock_window.png"
 fi
 exit $rc

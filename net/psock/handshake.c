@@ -20,6 +20,33 @@
 
 #include "protocol.h"
 
+/*
+ * The receive window @sk offers: its receive buffer when SO_RCVBUF was
+ * set, else the largest TCP's autotuning would reach (tcp_rmem[2]);
+ * within PSTRIPE_WIN_BYTES..PSTRIPE_WIN_MAX, in whole PSTRIPE_WIN_UNIT.
+ */
+static u32 pstripe_win_offer(const struct sock *sk)
+{
+	u32 want;
+
+	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
+		want = READ_ONCE(sk->sk_rcvbuf);
+	else
+		want = READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]);
+	want = clamp_t(u32, want, PSTRIPE_WIN_BYTES, PSTRIPE_WIN_MAX);
+	return rounddown(want, PSTRIPE_WIN_UNIT);
+}
+
+/* The window a peer's hello offers (none: what version 1 had). */
+static u32 pstripe_win_peer(const struct pstripe_hello *h)
+{
+	u32 units = ntohs(h->window);
+
+	if (!units)
+		return PSTRIPE_WIN_BYTES;
+	return min_t(u32, units * PSTRIPE_WIN_UNIT, PSTRIPE_WIN_MAX);
+}
+
 static void pstripe_hello_fill(struct pstripe_sock *ps, struct pstripe_hello *h,
 			       int type)
 {
@@ -30,6 +57,10 @@ static void pstripe_hello_fill(struct pstripe_sock *ps, struct pstripe_hello *h,
 	h->rcmd = ps->rcmd_stream_cnt;
 	h->max = ps->max_stream_cnt;
 	h->driver = ps->driver;
+	if (type == PSTRIPE_MSG_SHELLO || type == PSTRIPE_MSG_CHELLO) {
+		ps->rcv_wnd = pstripe_win_offer(ps_sk(ps));
+		h->window = htons(ps->rcv_wnd / PSTRIPE_WIN_UNIT);
+	}
 }
 
 /* Do the first @len bytes of @buf agree with a message of @type? */
@@ -60,6 +91,7 @@ static void pstripe_negotiate(struct pstripe_sock *ps,
 	n = min_t(int, n, ps->max_stream_cnt);
 	ps->stream_cnt = min_t(int, n, peer->max);
 	ps->neg_driver = min_t(int, ps->driver, peer->driver);
+	WRITE_ONCE(ps->snd_wnd, pstripe_win_peer(peer));
 }
 
 static void pstripe_connect_fail(struct pstripe_sock *ps, int err)

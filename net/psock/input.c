@@ -23,8 +23,8 @@
  * Received blocks kept by the PSOCK socket itself (the reorder queue and
  * the block being copied into it) are charged to its sk_rmem_alloc.  The
  * limit is sk_rcvbuf, never less than what a peer keeping to the window
- * can make us hold (PSTRIPE_RCV_WIN): past it the peer is broken, and
- * -EPROTO resets the connection.
+ * we offered can make us hold (pstripe_rcv_win()): past it the peer is
+ * broken, and -EPROTO resets the connection.
  */
 struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 				       u32 len)
@@ -32,7 +32,8 @@ struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 	struct sock *sk = ps_sk(ps);
 	struct pstripe_blk *blk;
 	size_t size = sizeof(*blk) + len;
-	size_t limit = max_t(size_t, READ_ONCE(sk->sk_rcvbuf), PSTRIPE_RCV_WIN);
+	size_t limit = max_t(size_t, READ_ONCE(sk->sk_rcvbuf),
+			     pstripe_rcv_win(ps));
 
 	if (atomic_read(&sk->sk_rmem_alloc) + size > limit)
 		return ERR_PTR(-EPROTO);

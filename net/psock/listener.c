@@ -75,6 +75,8 @@ static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
 	child->rcmd_stream_cnt = lps->rcmd_stream_cnt;
 	child->max_stream_cnt = lps->max_stream_cnt;
 	child->driver = lps->driver;
+	/* Offered in the listener's hello (pstripe_send_server_hello()). */
+	child->rcv_wnd = lps->rcv_wnd;
 	memcpy(child->sndbuf, lps->sndbuf, sizeof(child->sndbuf));
 	memcpy(child->rcvbuf, lps->rcvbuf, sizeof(child->rcvbuf));
 	csk->sk_rcvtimeo = lsk->sk_rcvtimeo;

@@ -27,7 +27,7 @@
  * send buffer below the bandwidth-delay product set with SO_SNDBUF reaches
  * each subflow, and n subflows so keep n of them in flight, as the psock
  * library's n TCP sockets do.  Never more than the receiver's window
- * (PSTRIPE_WIN_BLKS blocks, PSTRIPE_WIN_BYTES bytes).  Lockless (poll):
+ * (PSTRIPE_WIN_BLKS blocks, @snd_wnd bytes).  Lockless (poll):
  * subflows are only freed by close().
  */
 bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
@@ -43,7 +43,7 @@ bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 			sum += READ_ONCE(sf->sock->sk->sk_sndbuf);
 	}
 	limit = max_t(u32, READ_ONCE(sk->sk_sndbuf), sum);
-	limit = min_t(u32, limit, PSTRIPE_WIN_BYTES);
+	limit = min_t(u32, limit, READ_ONCE(ps->snd_wnd));
 	return READ_ONCE(ps->rtx_cnt) < PSTRIPE_WIN_BLKS - 1 &&
 	       READ_ONCE(ps->rtx_bytes) + sizeof(struct pstripe_blkhdr) +
 	       payload <= limit;

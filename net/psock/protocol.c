@@ -34,9 +34,9 @@
  * Memory
  * ------
  * Blocks kept for resending are bounded by the send buffer and the window
- * (PSTRIPE_WIN_BLKS, PSTRIPE_WIN_BYTES).  Received blocks the socket holds
+ * (PSTRIPE_WIN_BLKS, and the bytes the peer offered in its hello).  Received blocks the socket holds
  * itself (reorder queue, blocks being copied into it) are charged to its
- * sk_rmem_alloc, bounded by sk_rcvbuf (at least PSTRIPE_RCV_WIN); a peer
+ * sk_rmem_alloc, bounded by sk_rcvbuf (at least pstripe_rcv_win()); a peer
  * that goes past it is reset.
  *
  * Lock order
@@ -982,6 +982,8 @@ void pstripe_sock_init(struct pstripe_sock *ps)
 	INIT_LIST_HEAD(&ps->rtx);
 	INIT_LIST_HEAD(&ps->ooo);
 	ps->rcv_cur = -1;
+	ps->snd_wnd = PSTRIPE_WIN_BYTES;
+	ps->rcv_wnd = PSTRIPE_WIN_BYTES;
 	/*
 	 * Blocks stay in the send buffer until the peer acknowledges them:
 	 * as much room as TCP's largest send buffer (tcp_wmem[2]).

@@ -89,15 +89,22 @@ struct pstripe_addr {
  */
 #define PSTRIPE_WIN_BLKS	1024
 /*
- * At most this many bytes (headers and payload) are unacknowledged, so a
- * receiver never needs more than PSTRIPE_RCV_WIN for its reorder queue:
- * the blocks (payload and struct pstripe_blk) and one block being copied
- * per subflow.  A peer that makes it hold more is broken or hostile.
+ * The bytes (headers and payload) a sender may have unacknowledged: the
+ * window its peer offered in its hello (pstripe_win_offer()), in units of
+ * PSTRIPE_WIN_UNIT, from PSTRIPE_WIN_BYTES (also what a peer that offers
+ * none gets) up to PSTRIPE_WIN_MAX (what PSTRIPE_WIN_BLKS full blocks
+ * hold).  A receiver so never needs more than pstripe_rcv_win() for its
+ * reorder queue: the window's blocks (payload and struct pstripe_blk)
+ * and one block being copied per subflow.  A peer that makes it hold more
+ * is broken or hostile.
  */
+#define PSTRIPE_WIN_UNIT	(64U << 10)
 #define PSTRIPE_WIN_BYTES	(4U << 20)
-#define PSTRIPE_RCV_WIN		(PSTRIPE_WIN_BYTES + \
-				 PSTRIPE_WIN_BLKS * sizeof(struct pstripe_blk) + \
+#define PSTRIPE_WIN_MAX		((PSTRIPE_WIN_BLKS - 1) * PSTRIPE_BLK_BUF / \
+				 PSTRIPE_WIN_UNIT * PSTRIPE_WIN_UNIT)
+#define PSTRIPE_RCV_OVERHEAD	(PSTRIPE_WIN_BLKS * sizeof(struct pstripe_blk) + \
 				 PSOCK_STREAM_CNT_LIMIT * PSTRIPE_BLK_BUF)
+#define PSTRIPE_RCV_WIN		(PSTRIPE_WIN_BYTES + PSTRIPE_RCV_OVERHEAD)
 /* The receiver acknowledges at least every this many blocks. */
 #define PSTRIPE_ACK_EVERY	8
 
@@ -305,6 +312,10 @@ struct pstripe_sf_opts {
  * @orphans: blocks of @rtx waiting for a subflow (after a subflow died;
  *	the end-of-stream block)
  * @snd_una: the peer's last acknowledgment: next block it expects
+ * @snd_wnd: bytes of blocks we may have unacknowledged: the window the
+ *	peer offered in its hello (read by poll())
+ * @rcv_wnd: the window we offered in our hello: what the peer may make
+ *	the reorder queue hold (pstripe_rcv_win())
  * @fin_queued: the end-of-stream block is in @rtx (or was acknowledged)
  * @ack_sent: last acknowledgment sent
  * @ack_pending: an acknowledgment waits for a subflow
@@ -375,6 +386,8 @@ struct pstripe_sock {
 	u32			rtx_cnt;
 	int			orphans;
 	u32			snd_una;
+	u32			snd_wnd;
+	u32			rcv_wnd;
 	bool			fin_queued;
 	u32			ack_sent;
 	bool			ack_pending;
@@ -564,6 +577,12 @@ void pstripe_ack_now(struct pstripe_sock *ps);
 void pstripe_flush_final(struct pstripe_sock *ps);
 
 /* input.c */
+/* The reorder queue's bound: what the window we offered lets a peer send. */
+static inline u32 pstripe_rcv_win(const struct pstripe_sock *ps)
+{
+	return ps->rcv_wnd + PSTRIPE_RCV_OVERHEAD;
+}
+
 /* mem.c */
 int pstripe_mem_init(void);
 void pstripe_mem_exit(void);

@@ -179,6 +179,24 @@ int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 	return err;
 }
 
+static int pstripe_get_window(struct sock *sk, char __user *optval,
+			      int __user *optlen, int len)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	struct psock_window w;
+
+	if (len < (int)sizeof(w))
+		return -EINVAL;
+	lock_sock(sk);
+	w.snd_wnd = ps->snd_wnd;
+	w.rcv_wnd = ps->rcv_wnd;
+	release_sock(sk);
+	len = sizeof(w);
+	if (put_user(len, optlen) || copy_to_user(optval, &w, len))
+		return -EFAULT;
+	return 0;
+}
+
 int pstripe_getsockopt_psock(struct sock *sk, int optname,
 			     char __user *optval, int __user *optlen)
 {
@@ -227,6 +245,8 @@ int pstripe_getsockopt_psock(struct sock *sk, int optname,
 		return 0;
 	case PSOCK_INFO:
 		return pstripe_get_info(sk, optval, optlen, len);
+	case PSOCK_WINDOW:
+		return pstripe_get_window(sk, optval, optlen, len);
 	default:
 		return -ENOPROTOOPT;
 	}

@@ -36,7 +36,9 @@
  *	"the address of the control subflow" (server hello); 4 or 6
  *	(address message)
  * @port: where data subflows connect (server hello, address message)
- * @reserved: zero
+ * @window: the receive window the sender offers, in PSTRIPE_WIN_UNIT
+ *	(server and client hello); 0 in other messages, and from peers that
+ *	predate it: PSTRIPE_WIN_BYTES
  * @token: names the connection to its data subflows (server hello, join)
  * @addr: see @family
  */
@@ -51,7 +53,7 @@ struct pstripe_hello {
 	u8	index;
 	u8	family;
 	__be16	port;
-	__be16	reserved;
+	__be16	window;
 	__be64	token;
 	u8	addr[16];
 };

@@ -52,6 +52,7 @@
 #define PSOCK_ADD_LOCAL_ADDR	7	/* struct sockaddr_in / sockaddr_in6,
 					 * write only: see below
 					 */
+#define PSOCK_WINDOW		8	/* struct psock_window, read only */
 
 /*
  * PSOCK_ADD_LOCAL_ADDR adds one address of this host, of the socket's
@@ -159,6 +160,22 @@ struct psock_info {
 	__u32	stream_cnt;
 	__u32	driver;
 	__u32	flags;
+};
+
+/**
+ * struct psock_window - the answer to getsockopt(PSOCK_WINDOW): the
+ *	connection's windows, in bytes of blocks (headers included)
+ * @snd_wnd: what this end may have sent and not had acknowledged: the
+ *	window the peer offered in its hello (4 MiB when it offered none)
+ * @rcv_wnd: the window this end offered: what the peer may send ahead
+ *	of what the application read
+ *
+ * Both are 4 MiB until the handshake; see Documentation/psock.rst,
+ * "Window".
+ */
+struct psock_window {
+	__u32	snd_wnd;
+	__u32	rcv_wnd;
 };
 
 #endif /* _UAPI_LINUX_PSOCK_H */

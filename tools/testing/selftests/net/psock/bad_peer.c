@@ -405,19 +405,22 @@ TEST_F(srv, rdhup_waits_for_earlier_blocks)
 }
 
 /*
- * Blocks 1..320 of 16376 bytes without block 0: within the window of
- * block numbers, but 5 MiB.  The server's reorder queue takes what a peer
- * keeping to the 4 MiB window can send, then the connection is reset:
- * recv() fails with EPROTO instead of the kernel queueing it all.
+ * Blocks 1..n of 16376 bytes without block 0, 64 blocks more than the
+ * window the server offered (PSOCK_WINDOW; 4 MiB to a peer like this one,
+ * which reads no window).  The server's reorder queue takes what a peer
+ * keeping to the window can send, then the connection is reset: recv()
+ * fails with EPROTO instead of the kernel queueing it all.
  */
 TEST_F_TIMEOUT(srv, reorder_queue_bounded, 120)
 {
 	struct timeval tv = { .tv_sec = 30 };
 	static char payload[16376];
+	socklen_t wlen = sizeof(struct psock_window);
+	struct psock_window w;
+	uint32_t seq, n;
 	struct hello c;
 	uint64_t token;
 	char buf[64];
-	uint32_t seq;
 	pid_t pid;
 	int fd, a;
 
@@ -429,11 +432,14 @@ TEST_F_TIMEOUT(srv, reorder_queue_bounded, 120)
 	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
 	a = accept(self->lfd, NULL, NULL);
 	ASSERT_LE(0, a);
+	ASSERT_EQ(0, getsockopt(a, SOL_PSOCK, PSOCK_WINDOW, &w, &wlen));
+	n = w.rcv_wnd / sizeof(payload) + 64;
+	TH_LOG("window %u bytes: %u blocks", w.rcv_wnd, n);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		/* The reset may stop this early: that is the point. */
-		for (seq = 1; seq <= 320; seq++) {
+		for (seq = 1; seq <= n; seq++) {
 			uint32_t hdr[2] = { htonl(seq), htonl(sizeof(payload)) };
 
 			if (send(fd, hdr, sizeof(hdr), MSG_NOSIGNAL) < 0 ||

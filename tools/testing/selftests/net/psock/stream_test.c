@@ -862,6 +862,120 @@ static int connect_pair(int family, int lfd, int port, int *c, int *a)
 	return *a < 0 ? -1 : 0;
 }
 
+static int get_window(int fd, struct psock_window *w)
+{
+	socklen_t len = sizeof(*w);
+
+	return getsockopt(fd, SOL_PSOCK, PSOCK_WINDOW, w, &len) ||
+	       len != sizeof(*w) ? -1 : 0;
+}
+
+/* The third value of net.ipv4.tcp_rmem, in this netns. */
+static long tcp_rmem_max(void)
+{
+	long a, b, c;
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_rmem", "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld %ld %ld", &a, &b, &c) != 3)
+		c = -1;
+	fclose(f);
+	return c;
+}
+
+#define WIN_UNIT	(64L << 10)
+#define WIN_MIN		(4L << 20)
+#define WIN_MAX		(255 * WIN_UNIT)
+
+/*
+ * Each end offers its receive window in its hello: SO_RCVBUF when set
+ * (here 5 MiB asked, 10 MiB granted), else tcp_rmem[2]; 4 MiB to 255 x
+ * 64 KiB, in whole 64 KiB.  Each end's send window is what the other
+ * offered (Documentation/psock.rst, "Window").
+ */
+TEST_F_TIMEOUT(pair, window_negotiated, 120)
+{
+	long def = tcp_rmem_max(), big;
+	struct psock_window cw, sw;
+	int c, a, rcv = 5 << 20;
+
+	ASSERT_LT(0, def);
+	def = def < WIN_MIN ? WIN_MIN : def > WIN_MAX ? WIN_MAX : def;
+	def -= def % WIN_UNIT;
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv,
+				sizeof(rcv)));
+	big = 2L * rcv;
+	ASSERT_EQ(0, connect_pair(variant->family, self->lfd, self->port, &c,
+				  &a));
+	ASSERT_EQ(0, get_window(c, &cw));
+	ASSERT_EQ(0, get_window(a, &sw));
+	TH_LOG("client snd %u rcv %u, server snd %u rcv %u", cw.snd_wnd,
+	       cw.rcv_wnd, sw.snd_wnd, sw.rcv_wnd);
+	EXPECT_EQ(big, sw.rcv_wnd);
+	EXPECT_EQ(big, cw.snd_wnd);
+	EXPECT_EQ(def, cw.rcv_wnd);
+	EXPECT_EQ(def, sw.snd_wnd);
+	close(c);
+	close(a);
+}
+
+/*
+ * A peer that offers 10 MiB gets up to 10 MiB of blocks it has not read
+ * (with send buffers to match): more than the fixed 4 MiB of old, all
+ * delivered once it reads.
+ */
+TEST_F_TIMEOUT(pair, window_lets_more_in_flight, 120)
+{
+	const size_t chunk = 16384;
+	int c, a, tries, rcv = 5 << 20, snd = 16 << 20;
+	size_t sent = 0, got = 0;
+	struct psock_window w;
+	char *buf;
+
+	buf = calloc(1, chunk);
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv,
+				sizeof(rcv)));
+	c = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_SNDBUFFORCE, &snd,
+				sizeof(snd)));
+	ASSERT_EQ(0, psock_opts(c, 4, 4, -1));
+	ASSERT_EQ(0, lo_connect(c, variant->family, self->port));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	/* Fill: EAGAIN three times in a row, 50 ms apart, is full. */
+	for (tries = 0; tries < 3; ) {
+		ssize_t r = send(c, buf, chunk, MSG_DONTWAIT);
+
+		if (r > 0) {
+			sent += r;
+			tries = 0;
+			continue;
+		}
+		ASSERT_EQ(EAGAIN, errno);
+		tries++;
+		usleep(50000);
+	}
+	TH_LOG("%zu bytes taken", sent);
+	EXPECT_LT((size_t)6 << 20, sent);
+	ASSERT_EQ(0, get_window(c, &w));
+	EXPECT_EQ(10L << 20, w.snd_wnd);
+	EXPECT_GE((size_t)w.snd_wnd, sent);
+	while (got < sent) {
+		ssize_t r = recv(a, buf, chunk, 0);
+
+		ASSERT_LT(0, r);
+		got += r;
+	}
+	EXPECT_EQ(sent, got);
+	close(c);
+	EXPECT_EQ(0, recv(a, buf, chunk, 0));
+	close(a);
+	free(buf);
+}
+
 /* MSG_OOB and MSG_ERRQUEUE: EOPNOTSUPP, the connection unharmed. */
 TEST_F_TIMEOUT(pair, oob_and_errqueue_refused, 120)
 {
