@@ -203,6 +203,9 @@ struct hicn_fib_entry {
 /**
  * struct hicn_stats - forwarder counters of a netns, under their table's
  *	lock or atomic where noted
+ * @prod_lookups: lookups of a name or a version in a producer's store
+ * @prod_lookup_steps: names and versions those lookups compared
+ * @prod_expiry_steps: versions and names the producers' expiry examined
  */
 struct hicn_stats {
 	u64	pit_aggregated;
@@ -216,6 +219,9 @@ struct hicn_stats {
 	atomic64_t	interests;
 	atomic64_t	data;
 	atomic64_t	unsolicited;
+	atomic64_t	prod_lookups;
+	atomic64_t	prod_lookup_steps;
+	atomic64_t	prod_expiry_steps;
 };
 
 /**

@@ -44,15 +44,34 @@ static u32 hicn_name_hash(const struct in6_addr *name)
 	return hash_32(ipv6_addr_hash(name), HICN_PNAME_BITS);
 }
 
+static struct hicn_net *hicn_prod_net(struct hicn_prod *p)
+{
+	return hicn_pernet(sock_net(&container_of(p, struct hicn_sock,
+						  prod)->sk));
+}
+
+/* A lookup in @p's store compared @steps names or versions. */
+static void hicn_prod_count(struct hicn_prod *p, unsigned int steps)
+{
+	struct hicn_stats *st = &hicn_prod_net(p)->stats;
+
+	atomic64_inc(&st->prod_lookups);
+	atomic64_add(steps, &st->prod_lookup_steps);
+}
+
 static struct hicn_pname *hicn_pname_find(struct hicn_prod *p,
 					  const struct in6_addr *name)
 {
 	struct hicn_pname *pn;
+	unsigned int steps = 0;
 
-	hlist_for_each_entry(pn, &p->names[hicn_name_hash(name)], node)
+	hlist_for_each_entry(pn, &p->names[hicn_name_hash(name)], node) {
+		steps++;
 		if (ipv6_addr_equal(&pn->name, name))
-			return pn;
-	return NULL;
+			break;
+	}
+	hicn_prod_count(p, steps);
+	return pn;
 }
 
 static bool hicn_obj_live(const struct hicn_obj *obj)
@@ -60,24 +79,56 @@ static bool hicn_obj_live(const struct hicn_obj *obj)
 	return !obj->expires || !time_after(jiffies, obj->expires);
 }
 
-static struct hicn_obj *hicn_pname_newest(struct hicn_pname *pn)
+static struct hicn_obj *hicn_pname_newest(struct hicn_prod *p,
+					  struct hicn_pname *pn)
 {
-	struct hicn_obj *obj;
+	struct hicn_obj *obj, *found = NULL;
+	unsigned int steps = 0;
 
-	list_for_each_entry_reverse(obj, &pn->versions, node)
-		if (hicn_obj_live(obj))
-			return obj;
-	return NULL;
+	list_for_each_entry_reverse(obj, &pn->versions, node) {
+		steps++;
+		if (hicn_obj_live(obj)) {
+			found = obj;
+			break;
+		}
+	}
+	hicn_prod_count(p, steps);
+	return found;
 }
 
-static struct hicn_obj *hicn_pname_version(struct hicn_pname *pn, u32 ver)
+static struct hicn_obj *hicn_pname_version(struct hicn_prod *p,
+					   struct hicn_pname *pn, u32 ver)
 {
-	struct hicn_obj *obj;
+	struct hicn_obj *obj, *found = NULL;
+	unsigned int steps = 0;
 
-	list_for_each_entry(obj, &pn->versions, node)
-		if (obj->ver == ver && hicn_obj_live(obj))
-			return obj;
-	return NULL;
+	list_for_each_entry(obj, &pn->versions, node) {
+		steps++;
+		if (obj->ver == ver && hicn_obj_live(obj)) {
+			found = obj;
+			break;
+		}
+	}
+	hicn_prod_count(p, steps);
+	return found;
+}
+
+/* The oldest live version of @pn above @ver. */
+static struct hicn_obj *hicn_pname_next(struct hicn_prod *p,
+					struct hicn_pname *pn, u32 ver)
+{
+	struct hicn_obj *obj, *found = NULL;
+	unsigned int steps = 0;
+
+	list_for_each_entry(obj, &pn->versions, node) {
+		steps++;
+		if (obj->ver > ver && hicn_obj_live(obj)) {
+			found = obj;
+			break;
+		}
+	}
+	hicn_prod_count(p, steps);
+	return found;
 }
 
 /* Arm the store's work to run at @when (hicn_prod.lock held). */
@@ -136,7 +187,7 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 			     struct hicn_data *d)
 {
 	struct hicn_pname *pn = hicn_pname_find(p, &key->name);
-	struct hicn_obj *obj = NULL, *o;
+	struct hicn_obj *obj = NULL;
 
 	memset(d, 0, sizeof(*d));
 	d->ikey = *key;
@@ -147,22 +198,15 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 		d->flags = HICN_DATA_PROBE;
 		return true;
 	case HICN_I_LATEST:
-		obj = pn ? hicn_pname_newest(pn) : NULL;
+		obj = pn ? hicn_pname_newest(p, pn) : NULL;
 		break;
 	case HICN_I_NEXT:
-		if (!pn)
-			break;
-		list_for_each_entry(o, &pn->versions, node) {
-			if (o->ver > key->ver && hicn_obj_live(o)) {
-				obj = o;
-				break;
-			}
-		}
+		obj = pn ? hicn_pname_next(p, pn, key->ver) : NULL;
 		break;
 	case HICN_I_EXACT:
 		if (key->ver > (pn ? pn->last_ver : p->ver_floor))
 			break;	/* not published yet: wait for it */
-		obj = pn ? hicn_pname_version(pn, key->ver) : NULL;
+		obj = pn ? hicn_pname_version(p, pn, key->ver) : NULL;
 		if (!obj || key->seg >= obj->nsegs) {
 			d->key = *key;
 			d->flags = HICN_DATA_NACK;
@@ -314,12 +358,15 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 	HLIST_HEAD(names);
 	LIST_HEAD(dropped);
 	bool pending = false;
+	unsigned int steps = 0;
 	int i;
 
 	spin_lock_bh(&p->lock);
 	p->armed = false;
 	hash_for_each_safe(p->names, i, ptmp, pn, node) {
+		steps++;
 		list_for_each_entry_safe(obj, tmp, &pn->versions, node) {
+			steps++;
 			if (!hicn_obj_live(obj)) {
 				hicn_prod_unlink(hs, obj, &dropped);
 			} else if (obj->expires) {
@@ -349,6 +396,7 @@ static void hicn_prod_expire(struct hicn_sock *hs)
 	if (pending)
 		hicn_prod_arm(p, next + 1);
 	spin_unlock_bh(&p->lock);
+	atomic64_add(steps, &hicn_prod_net(p)->stats.prod_expiry_steps);
 
 	hicn_prod_free(hs, &dropped);
 	hicn_prod_free_names(hs, &names);
