@@ -14,6 +14,11 @@
  * - A version the producer replaced while the content store still holds
  *   its segments stays charged to the netns (prod_mem) until the store
  *   lets go: publishing beyond prod_mem_max meanwhile is ENOBUFS.
+ * - Walks under the producer's lock stay short whatever the store holds
+ *   (hicn_stat prod_lookups, prod_lookup_steps, prod_expiry_steps): a
+ *   name is found among 100,000 by comparing a few, a version among
+ *   4096 in a few dozen steps, and the expiry examines what expires, not
+ *   every version held.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -142,6 +147,96 @@ TEST_F(mem, released_name_keeps_counting)
 	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
 	EXPECT_EQ(ENOENT, errno);
 	close(c);
+}
+
+#define NBIG		100000
+#define NVERS		4096
+#define NKEEP		10000
+#define NEXPIRE		200
+
+/* Lookups, and names or versions they compared, since @l0 and @s0. */
+static void lookups_since(long long l0, long long s0, long long *lookups,
+			  long long *steps)
+{
+	*lookups = ht_stat("prod_lookups") - l0;
+	*steps = ht_stat("prod_lookup_steps") - s0;
+}
+
+/* A name among 100,000 is found by comparing a few (minutes under KASAN). */
+TEST_F_TIMEOUT(mem, name_lookup_bounded, 300)
+{
+	long long l0 = ht_stat("prod_lookups");
+	long long s0 = ht_stat("prod_lookup_steps");
+	long long lookups, steps;
+	char name[64];
+	int i;
+
+	ASSERT_LE(0, l0);
+	ASSERT_LE(0, s0);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	for (i = 0; i < NBIG; i++) {
+		name_of(name, sizeof(name), i);
+		ASSERT_EQ(0, ht_publish(self->prod, name, NULL, 0, 0));
+	}
+	ASSERT_EQ(NBIG, ht_stat("prod_names"));
+	lookups_since(l0, s0, &lookups, &steps);
+	TH_LOG("%lld lookups, %lld names compared", lookups, steps);
+	EXPECT_LE(NBIG, lookups);
+	EXPECT_GE(2 * lookups, steps);
+}
+
+/* Segments of the newest of 4096 versions: each found in a few steps. */
+TEST_F(mem, version_lookup_bounded)
+{
+	size_t len = 100 * HICN_PACKET_SIZE_DEFAULT;
+	char *buf = calloc(1, len + 1);
+	long long l0, s0, lookups, steps;
+	int c, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	for (i = 1; i < NVERS; i++)
+		ASSERT_EQ(0, ht_publish(self->prod, HT_NAME, NULL, 0, 0));
+	ASSERT_EQ((ssize_t)len, ht_publish(self->prod, HT_NAME, buf, len, 0));
+	l0 = ht_stat("prod_lookups");
+	s0 = ht_stat("prod_lookup_steps");
+	c = ht_consumer(CONS_REL, HT_NAME, NVERS);
+	ASSERT_LE(0, c);
+	EXPECT_EQ((ssize_t)len, recv(c, buf, len + 1, 0));
+	close(c);
+	lookups_since(l0, s0, &lookups, &steps);
+	TH_LOG("%lld lookups, %lld names and versions compared", lookups,
+	       steps);
+	EXPECT_LE(100, lookups);
+	/* A balanced tree of 4096 is at most 24 deep. */
+	EXPECT_GE(32 * lookups, steps);
+	free(buf);
+}
+
+/* The expiry of 200 versions does not visit 10,000 others each time. */
+TEST_F(mem, expiry_visits_what_expires)
+{
+	long long e0;
+	char name[64];
+	int i;
+
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	for (i = 0; i < NKEEP; i++)
+		ASSERT_EQ(0, ht_publish(self->prod, HT_NAME2, NULL, 0, 0));
+	e0 = ht_stat("prod_expiry_steps");
+	ASSERT_LE(0, e0);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 1));
+	for (i = 0; i < NEXPIRE; i++) {
+		name_of(name, sizeof(name), NBIG + i);
+		ASSERT_EQ(0, ht_publish(self->prod, name, NULL, 0, 0));
+		if (i % 20 == 0)
+			ht_sleep_ms(5);
+	}
+	EXPECT_EQ(1, stat_wait("prod_names", 1, 20000));
+	TH_LOG("expiry examined %lld versions and names",
+	       ht_stat("prod_expiry_steps") - e0);
+	/* Each expired version, its name, and one look per run. */
+	EXPECT_GE(3 * NEXPIRE, ht_stat("prod_expiry_steps") - e0);
 }
 
 #define MIB		(1024 * 1024)
