@@ -255,6 +255,7 @@ struct hicn_stats {
  * @cs_bytes: bytes charged to the CS
  * @prod_mem: bytes of published content in the netns, names included
  * @prod_names: names the netns's producers hold (struct hicn_pname)
+ * @prod_held: interests the netns's producers hold (struct hicn_held)
  * @prod_users: struct hicn_prod_user by uid, under @lock
  * @stats: counters
  * @gc: expires PIT and CS entries while the tables are not empty
@@ -294,6 +295,7 @@ struct hicn_net {
 
 	atomic_long_t		prod_mem;
 	atomic_long_t		prod_names;
+	atomic_long_t		prod_held;
 	struct hlist_head	prod_users[1 << HICN_PROD_USER_BITS];
 	struct hicn_stats	stats;
 	struct delayed_work	gc;

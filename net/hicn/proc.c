@@ -130,6 +130,7 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 		   atomic64_read(&st->unsolicited));
 	seq_printf(seq, "prod_mem %ld\n", atomic_long_read(&hn->prod_mem));
 	seq_printf(seq, "prod_names %ld\n", atomic_long_read(&hn->prod_names));
+	seq_printf(seq, "prod_held %ld\n", atomic_long_read(&hn->prod_held));
 	seq_printf(seq, "prod_lookups %lld\n",
 		   atomic64_read(&st->prod_lookups));
 	seq_printf(seq, "prod_lookup_steps %lld\n",

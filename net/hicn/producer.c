@@ -230,6 +230,14 @@ static void hicn_prod_arm(struct hicn_prod *p, unsigned long when)
 	mod_delayed_work(system_wq, &p->work, delay > 0 ? delay : 0);
 }
 
+/* @n more (or fewer) held interests, counted in the netns too. */
+static void hicn_prod_held_add(struct hicn_prod *p, int n)
+{
+	lockdep_assert_held(&p->lock);
+	p->nheld += n;
+	atomic_long_add(n, &hicn_prod_net(p)->prod_held);
+}
+
 /* Keep @key until content answers it (hicn_prod.lock held). */
 static void hicn_prod_hold(struct hicn_prod *p, const struct hicn_key *key,
 			   unsigned long lifetime)
@@ -251,16 +259,17 @@ static void hicn_prod_hold(struct hicn_prod *p, const struct hicn_key *key,
 	if (p->nheld >= HICN_HELD_MAX) {
 		h = list_first_entry(&p->held, struct hicn_held, node);
 		list_del(&h->node);
-		p->nheld--;
+		hicn_prod_held_add(p, -1);
 		kfree(h);
 	}
-	h = kmalloc(sizeof(*h), GFP_ATOMIC);
+	/* Charged to the memory cgroup of the consumer that asked. */
+	h = kmalloc(sizeof(*h), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!h)
 		return;
 	h->key = *key;
 	h->expires = expires;
 	list_add_tail(&h->node, &p->held);
-	p->nheld++;
+	hicn_prod_held_add(p, 1);
 	hicn_prod_arm(p, expires);
 }
 
@@ -486,7 +495,7 @@ static void hicn_prod_expire_held(struct hicn_prod *p, unsigned long *next)
 	list_for_each_entry_safe(h, htmp, &p->held, node) {
 		if (time_after(jiffies, h->expires)) {
 			list_del(&h->node);
-			p->nheld--;
+			hicn_prod_held_add(p, -1);
 			kfree(h);
 		} else if (time_before(h->expires, *next)) {
 			*next = h->expires;
@@ -632,7 +641,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 		list_del(&h->node);
 		kfree(h);
 	}
-	p->nheld = 0;
+	hicn_prod_held_add(p, -(int)p->nheld);
 	spin_unlock_bh(&p->lock);
 	rhashtable_destroy(&p->names);
 	hicn_prod_free(hs, &dropped);
@@ -709,7 +718,7 @@ static void hicn_prod_match_held(struct hicn_prod *p,
 		    (h->key.kind == HICN_I_NEXT && h->key.ver < obj->ver) ||
 		    (h->key.kind == HICN_I_EXACT && h->key.ver == obj->ver)) {
 			list_move_tail(&h->node, answers);
-			p->nheld--;
+			hicn_prod_held_add(p, -1);
 		}
 	}
 }

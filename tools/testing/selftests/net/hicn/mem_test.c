@@ -19,6 +19,8 @@
  *   name is found among 100,000 by comparing a few, a version among
  *   4096 in a few dozen steps, and the expiry examines what expires, not
  *   every version held.
+ * - Interests a producer holds for names not published yet are counted
+ *   in the netns (hicn_stat prod_held) and released with the producer.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -237,6 +239,33 @@ TEST_F(mem, expiry_visits_what_expires)
 	       ht_stat("prod_expiry_steps") - e0);
 	/* Each expired version, its name, and one look per run. */
 	EXPECT_GE(3 * NEXPIRE, ht_stat("prod_expiry_steps") - e0);
+}
+
+#define NHELD		100
+
+/* Consumers asking for names not published: the netns counts them. */
+TEST_F(mem, held_interests_counted)
+{
+	int c[NHELD], i;
+	char name[64];
+
+	for (i = 0; i < NHELD; i++) {
+		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+			      CONS_UNREL);
+		ASSERT_LE(0, c[i]);
+		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, 60000));
+		ASSERT_EQ(0, ht_setint(c[i], HICN_WINDOW, 1));
+		name_of(name, sizeof(name), i);
+		ASSERT_EQ(0, ht_connect(c[i], name, 0));
+	}
+	EXPECT_EQ(NHELD, ht_stat("prod_held"));
+	for (i = 0; i < NHELD; i++)
+		close(c[i]);
+	/* Held for their lifetime, whoever asked, until the producer goes. */
+	EXPECT_EQ(NHELD, ht_stat("prod_held"));
+	close(self->prod);
+	self->prod = -1;
+	EXPECT_EQ(0, ht_stat("prod_held"));
 }
 
 #define MIB		(1024 * 1024)
