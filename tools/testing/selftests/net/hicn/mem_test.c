@@ -21,14 +21,19 @@
  *   every version held.
  * - Interests a producer holds for names not published yet are counted
  *   in the netns (hicn_stat prod_held) and released with the producer.
+ * - A consumer's segments received and not yet read stay within its
+ *   SO_RCVBUF and are charged to it (hi_rmem, SO_MEMINFO), whatever its
+ *   window; the object still arrives whole.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <linux/sock_diag.h>
 
 #include "hicn_test.h"
 #include "kselftest_harness.h"
@@ -266,6 +271,51 @@ TEST_F(mem, held_interests_counted)
 	close(self->prod);
 	self->prod = -1;
 	EXPECT_EQ(0, ht_stat("prod_held"));
+}
+
+#define RB_LEN		(64 * HICN_PACKET_SIZE_DEFAULT)
+
+/* Segments not read yet stay within SO_RCVBUF, charged to it. */
+TEST_F(mem, rcvbuf_bounds_queued)
+{
+	char *src = malloc(RB_LEN), *dst = malloc(RB_LEN + 1);
+	unsigned int meminfo[SK_MEMINFO_VARS];
+	socklen_t mlen = sizeof(meminfo);
+	int c, rcvbuf = 8192;
+	socklen_t olen = sizeof(rcvbuf);
+	struct hicn_info hi;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	ht_fill(src, RB_LEN, 12);
+	ASSERT_EQ(RB_LEN, ht_publish(self->prod, HT_NAME, src, RB_LEN, 0));
+	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				sizeof(rcvbuf)));
+	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &olen));
+	/* The local producer answers at once: the window fills now. */
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	TH_LOG("SO_RCVBUF %d: %llu segments (%llu bytes charged) before a read",
+	       rcvbuf, (unsigned long long)hi.hi_segments,
+	       (unsigned long long)hi.hi_rmem);
+	EXPECT_GE(rcvbuf, hi.hi_segments * HICN_PACKET_SIZE_DEFAULT);
+	EXPECT_LT(0, hi.hi_rmem);
+	EXPECT_GE(rcvbuf, hi.hi_rmem);
+	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_MEMINFO, meminfo, &mlen));
+	EXPECT_EQ(hi.hi_rmem, meminfo[SK_MEMINFO_RMEM_ALLOC]);
+
+	/* The whole object still comes, and nothing stays charged. */
+	ASSERT_EQ(0, fcntl(c, F_SETFL, 0));
+	EXPECT_EQ(RB_LEN, ht_read_stream(c, dst, RB_LEN + 1, 65536));
+	EXPECT_EQ(0, memcmp(src, dst, RB_LEN));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(0, hi.hi_rmem);
+	EXPECT_EQ(64, hi.hi_segments);
+	close(c);
+	free(src);
+	free(dst);
 }
 
 #define MIB		(1024 * 1024)
