@@ -178,7 +178,9 @@ bool hicn_cs_gc(struct hicn_net *hn)
 	bool busy;
 
 	spin_lock_bh(&hn->cs_lock);
+	hn->stats.cs_gc_runs++;
 	list_for_each_entry_safe_reverse(e, tmp, &hn->cs_lru, lru) {
+		hn->stats.cs_gc_steps++;
 		if (hicn_cs_stale(e)) {
 			hicn_cs_unlink(hn, e, &list);
 		} else if (hn->cs_entries > READ_ONCE(hn->cs_max_entries) ||

@@ -211,6 +211,8 @@ struct hicn_fib_entry {
 /**
  * struct hicn_stats - forwarder counters of a netns, under their table's
  *	lock or atomic where noted
+ * @cs_gc_runs: runs of the content store's collector
+ * @cs_gc_steps: entries those runs examined
  * @prod_lookups: lookups of a name or a version in a producer's store
  * @prod_lookup_steps: names and versions those lookups compared
  * @prod_expiry_steps: versions and names the producers' expiry examined
@@ -223,6 +225,8 @@ struct hicn_stats {
 	u64	cs_hits;
 	u64	cs_misses;
 	u64	cs_evictions;
+	u64	cs_gc_runs;
+	u64	cs_gc_steps;
 	atomic64_t	no_route;
 	atomic64_t	interests;
 	atomic64_t	data;
