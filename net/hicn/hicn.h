@@ -252,11 +252,14 @@ struct hicn_stats {
  * @pit: pending-interest table
  * @pit_entries: entries in @pit
  * @pit_users: struct hicn_pit_user by uid: the in-records of each user
- * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, CS counters
+ * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, @cs_gc_next,
+ *	CS counters
  * @cs: content store hash
  * @cs_lru: content store entries, most recently used first
  * @cs_entries: entries in @cs
  * @cs_bytes: bytes charged to the CS
+ * @cs_gc_next: where the CS collector goes on: the next entry of @cs_lru
+ *	to examine, toward the head; @cs_lru itself when a sweep is done
  * @prod_mem: bytes of published content in the netns, names included
  * @prod_names: names the netns's producers hold (struct hicn_pname)
  * @prod_held: interests the netns's producers hold (struct hicn_held)
@@ -296,6 +299,7 @@ struct hicn_net {
 	struct list_head	cs_lru;
 	unsigned int		cs_entries;
 	u64			cs_bytes;
+	struct list_head	*cs_gc_next;
 
 	atomic_long_t		prod_mem;
 	atomic_long_t		prod_names;

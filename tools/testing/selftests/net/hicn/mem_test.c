@@ -24,6 +24,9 @@
  * - A consumer's segments received and not yet read stay within its
  *   SO_RCVBUF and are charged to it (hi_rmem, SO_MEMINFO), whatever its
  *   window; the object still arrives whole.
+ * - The content store's collector examines at most 1024 entries a run
+ *   (hicn_stat cs_gc_runs, cs_gc_steps), and still sweeps the whole
+ *   store: 8192 stale entries all go.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -316,6 +319,42 @@ TEST_F(mem, rcvbuf_bounds_queued)
 	close(c);
 	free(src);
 	free(dst);
+}
+
+#define CS_SEGS		8192
+#define CS_GC_BATCH	1024
+
+/* A large store is swept a slice per run, and wholly. */
+TEST_F_TIMEOUT(mem, cs_gc_bounded, 120)
+{
+	size_t len = CS_SEGS * HICN_PACKET_SIZE_MIN;
+	char *buf = calloc(1, len + 1);
+	long long r0, s0, runs, steps;
+	int c;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_PACKET_SIZE,
+			       HICN_PACKET_SIZE_MIN));
+	ASSERT_EQ((ssize_t)len, ht_publish(self->prod, HT_NAME, buf, len, 0));
+	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ((ssize_t)len, recv(c, buf, len + 1, 0));
+	close(c);
+	ASSERT_LE(CS_SEGS - 1, ht_stat("cs_entries"));
+	r0 = ht_stat("cs_gc_runs");
+	s0 = ht_stat("cs_gc_steps");
+	ASSERT_LE(0, r0);
+	ASSERT_LE(0, s0);
+	/* The producer goes: every entry is stale, and all go in slices. */
+	close(self->prod);
+	self->prod = -1;
+	EXPECT_EQ(0, stat_wait("cs_entries", 0, 60000));
+	runs = ht_stat("cs_gc_runs") - r0;
+	steps = ht_stat("cs_gc_steps") - s0;
+	TH_LOG("%lld runs examined %lld entries", runs, steps);
+	EXPECT_LE(1, runs);
+	EXPECT_GE(CS_GC_BATCH * runs, steps);
+	free(buf);
 }
 
 #define MIB		(1024 * 1024)
