@@ -365,6 +365,7 @@ static int hicn_create(struct net *net, struct socket *sock, int protocol,
 		       int kern)
 {
 	struct sock *sk;
+	int err = 0;
 
 	protocol = hicn_select_ops(sock, protocol);
 	if (protocol < 0)
@@ -379,22 +380,30 @@ static int hicn_create(struct net *net, struct socket *sock, int protocol,
 	sk->sk_protocol = protocol;
 
 	if (sock->type == SOCK_PROD)
-		hicn_prod_init(hicn_sk(sk));
+		err = hicn_prod_init(hicn_sk(sk));
 	else
 		hicn_cons_init(hicn_sk(sk));
+	if (err)
+		goto out_free;
 	hicn_sk(sk)->face = hicn_face_create(net, sock->type == SOCK_PROD ?
 					     &hicn_prod_face_ops :
 					     &hicn_cons_face_ops, sk);
 	if (!hicn_sk(sk)->face) {
-		sock->sk = NULL;
-		sk_free(sk);
-		return -ENOMEM;
+		if (sock->type == SOCK_PROD)
+			hicn_prod_release(hicn_sk(sk));
+		err = -ENOMEM;
+		goto out_free;
 	}
 
 	hicn_pernet_link(hicn_sk(sk));
 	sock_prot_inuse_add(net, &hicn_proto, 1);
 	hicn_fault_inject();
 	return 0;
+
+out_free:
+	sock->sk = NULL;
+	sk_free(sk);
+	return err;
 }
 
 /* Filled in at init: the family number is a module parameter. */

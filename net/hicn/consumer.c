@@ -15,6 +15,15 @@
  * fails the fetch with ETIMEDOUT.  CONS_UNREL never retransmits: a missing
  * segment reads as zeros and is counted (HICN_CMSG_LOST, hi_lost).
  *
+ * Memory: the segments received and not yet read are charged to the
+ * receive buffer (sk_rmem_alloc, HICN_INFO hi_rmem, SO_MEMINFO), and the
+ * window sends an interest only while the segments asked for and not yet
+ * read fit in SO_RCVBUF (always at least one), so a consumer makes the
+ * kernel hold at most about SO_RCVBUF of objects however large HICN_WINDOW
+ * and HICN_PACKET_SIZE are.  The bytes stay charged to the producer's
+ * memory cgroup and netns (they are references, not copies); the ring is
+ * charged to the consumer's memory cgroup.
+ *
  * Who drives it: the reader (recvmsg) runs the pump itself; when no reader
  * is there (non-blocking use, poll, a subscription waiting), a delayed
  * work runs it at the next deadline or when data arrives asynchronously.
@@ -80,6 +89,47 @@ static void hicn_cons_arm(struct hicn_cons *c, unsigned long when)
 	mod_delayed_work(system_wq, &c->work, delay > 0 ? delay : 0);
 }
 
+/*
+ * A segment is queued for the reader: its bytes are charged to the receive
+ * buffer until the reader has them or the fetch is dropped (lock held).
+ */
+static void hicn_cons_slot_fill(struct hicn_sock *hs, struct hicn_slot *slot,
+				const struct hicn_data *d)
+{
+	lockdep_assert_held(&hs->cons.lock);
+	slot->obj = hicn_obj_get(d->obj);
+	slot->off = d->off;
+	slot->len = d->len;
+	slot->state = HICN_SLOT_READY;
+	atomic_add(slot->len, &hs->sk.sk_rmem_alloc);
+}
+
+/* Empty @slot, uncharging what it held (hicn_cons.lock held). */
+static void hicn_cons_slot_clear(struct hicn_sock *hs, struct hicn_slot *slot)
+{
+	lockdep_assert_held(&hs->cons.lock);
+	if (slot->state == HICN_SLOT_READY) {
+		atomic_sub(slot->len, &hs->sk.sk_rmem_alloc);
+		hicn_obj_put(slot->obj);
+	}
+	memset(slot, 0, sizeof(*slot));
+}
+
+/*
+ * Room for one more segment in flight (hicn_cons.lock held): the segments
+ * asked for and not yet read, at most a full segment each, stay within
+ * SO_RCVBUF; one is always allowed, so that a fetch makes progress.
+ */
+static bool hicn_cons_room(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	u64 out = c->next_req - c->base;
+
+	lockdep_assert_held(&c->lock);
+	return !out || (out + 1) * c->seg_size <=
+		       (u64)READ_ONCE(hs->sk.sk_rcvbuf);
+}
+
 /* Give up the fetch in progress (hicn_cons.lock held). */
 static void hicn_cons_abort(struct hicn_sock *hs)
 {
@@ -98,10 +148,8 @@ static void hicn_cons_abort(struct hicn_sock *hs)
 			if (slot->state == HICN_SLOT_PENDING) {
 				hicn_cons_exact(c, seg, &key);
 				hicn_pit_cancel(hn, &key, hs->face);
-			} else if (slot->state == HICN_SLOT_READY) {
-				hicn_obj_put(slot->obj);
 			}
-			memset(slot, 0, sizeof(*slot));
+			hicn_cons_slot_clear(hs, slot);
 		}
 	}
 	memset(&c->first_slot, 0, sizeof(c->first_slot));
@@ -263,10 +311,7 @@ static void hicn_cons_face_data(struct hicn_face *face,
 		}
 	}
 	if (slot) {
-		slot->obj = hicn_obj_get(d->obj);
-		slot->off = d->off;
-		slot->len = d->len;
-		slot->state = HICN_SLOT_READY;
+		hicn_cons_slot_fill(hs, slot, d);
 		c->gen++;
 		hicn_count(&hs->info.hi_segments, 1);
 		if (d->flags & HICN_DATA_FROM_CS)
@@ -383,7 +428,8 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 		}
 		c->scan_at = next_scan;
 	}
-	if (c->next_req < c->nsegs && c->next_req - c->base < c->ring_size) {
+	if (c->next_req < c->nsegs && c->next_req - c->base < c->ring_size &&
+	    hicn_cons_room(hs)) {
 		seg = c->next_req++;
 		slot = &c->ring[seg % c->ring_size];
 		memset(slot, 0, sizeof(*slot));
@@ -654,9 +700,7 @@ static int hicn_cons_copy(struct hicn_sock *hs, struct msghdr *msg,
 		spin_lock_bh(&c->lock);
 		c->base_off += n;
 		if (c->base_off == seglen) {
-			if (slot->state == HICN_SLOT_READY)
-				hicn_obj_put(slot->obj);
-			memset(slot, 0, sizeof(*slot));
+			hicn_cons_slot_clear(hs, slot);
 			c->base++;
 			c->base_off = 0;
 		}

@@ -15,7 +15,16 @@
  * (payload plus entry); the least recently used entries go first.
  * cs_max_entries = 0 turns the store off and empties it.
  *
- * Lock order: hicn_net.cs_lock (BH off) is a leaf.
+ * The collector (every 0.5 s while the store is not empty) examines at
+ * most HICN_CS_GC_BATCH entries per run, from the least recently used
+ * toward the most, and goes on where it stopped at the next run; a stale
+ * entry is also dropped when a lookup meets it.  So no run holds cs_lock
+ * for long however large the store is, and a sweep of the whole store
+ * takes cs_entries / HICN_CS_GC_BATCH runs (hicn_stat cs_gc_runs and
+ * cs_gc_steps count them).
+ *
+ * Lock order: hicn_net.cs_lock (BH off) is a leaf; every function below
+ * that takes no lock itself expects it held.
  */
 
 #include <linux/jhash.h>
@@ -37,6 +46,9 @@ struct hicn_cs_entry {
 	u32			charge;
 };
 
+/* Entries the collector examines per run at most. */
+#define HICN_CS_GC_BATCH	1024
+
 static struct kmem_cache *hicn_cs_cache __read_mostly;
 
 static struct hlist_head *hicn_cs_bucket(struct hicn_net *hn,
@@ -53,10 +65,26 @@ static bool hicn_cs_stale(const struct hicn_cs_entry *e)
 	       (e->d.expires && time_after(jiffies, e->d.expires));
 }
 
+/* @e leaves its place in the LRU: the collector's cursor steps over it. */
+static void hicn_cs_cursor_skip(struct hicn_net *hn, struct hicn_cs_entry *e)
+{
+	lockdep_assert_held(&hn->cs_lock);
+	if (hn->cs_gc_next == &e->lru)
+		hn->cs_gc_next = e->lru.prev;
+}
+
+/* @e was used: to the head of the LRU (cs_lock held). */
+static void hicn_cs_touch(struct hicn_net *hn, struct hicn_cs_entry *e)
+{
+	hicn_cs_cursor_skip(hn, e);
+	list_move(&e->lru, &hn->cs_lru);
+}
+
 /* Unlink @e onto @list for freeing outside the lock (cs_lock held). */
 static void hicn_cs_unlink(struct hicn_net *hn, struct hicn_cs_entry *e,
 			   struct list_head *list)
 {
+	hicn_cs_cursor_skip(hn, e);
 	hlist_del(&e->node);
 	list_move(&e->lru, list);
 	hn->cs_entries--;
@@ -99,7 +127,7 @@ bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
 		found = NULL;
 	}
 	if (found) {
-		list_move(&found->lru, &hn->cs_lru);
+		hicn_cs_touch(hn, found);
 		*d = found->d;
 		hicn_obj_get(d->obj);
 		hn->stats.cs_hits++;
@@ -143,7 +171,7 @@ void hicn_cs_insert(struct hicn_net *hn, const struct hicn_data *d)
 	hlist_for_each_entry(e, bucket, node) {
 		if (hicn_key_equal(&e->d.key, &d->key)) {
 			/* Already cached (two consumers raced): keep it. */
-			list_move(&e->lru, &hn->cs_lru);
+			hicn_cs_touch(hn, e);
 			spin_unlock_bh(&hn->cs_lock);
 			hicn_obj_put(new->d.obj);
 			kmem_cache_free(hicn_cs_cache, new);
@@ -167,26 +195,49 @@ void hicn_cs_insert(struct hicn_net *hn, const struct hicn_data *d)
 	hicn_gc_kick(hn);
 }
 
+/* Evict the least recently used beyond the limits (cs_lock held). */
+static void hicn_cs_trim(struct hicn_net *hn, struct list_head *list)
+{
+	struct hicn_cs_entry *e;
+
+	lockdep_assert_held(&hn->cs_lock);
+	while (hn->cs_entries &&
+	       (hn->cs_entries > READ_ONCE(hn->cs_max_entries) ||
+		hn->cs_bytes > READ_ONCE(hn->cs_mem_max))) {
+		e = list_last_entry(&hn->cs_lru, struct hicn_cs_entry, lru);
+		hicn_cs_unlink(hn, e, list);
+		hn->stats.cs_evictions++;
+	}
+}
+
 /*
- * Drop stale entries, and everything beyond the limits (they may have
- * been lowered).  Returns true while the store is not empty.
+ * Evict what the limits (which may have been lowered) no longer allow,
+ * then drop the stale entries among the next HICN_CS_GC_BATCH of the
+ * sweep.  Returns true while the store is not empty.
  */
 bool hicn_cs_gc(struct hicn_net *hn)
 {
-	struct hicn_cs_entry *e, *tmp;
+	struct hicn_cs_entry *e;
+	struct list_head *pos;
+	unsigned int n = 0;
 	LIST_HEAD(list);
 	bool busy;
 
 	spin_lock_bh(&hn->cs_lock);
-	list_for_each_entry_safe_reverse(e, tmp, &hn->cs_lru, lru) {
-		if (hicn_cs_stale(e)) {
+	hicn_cs_trim(hn, &list);
+	pos = hn->cs_gc_next;
+	if (pos == &hn->cs_lru)
+		pos = hn->cs_lru.prev;	/* a new sweep, oldest first */
+	while (pos != &hn->cs_lru && n < HICN_CS_GC_BATCH) {
+		e = list_entry(pos, struct hicn_cs_entry, lru);
+		pos = pos->prev;
+		n++;
+		if (hicn_cs_stale(e))
 			hicn_cs_unlink(hn, e, &list);
-		} else if (hn->cs_entries > READ_ONCE(hn->cs_max_entries) ||
-			   hn->cs_bytes > READ_ONCE(hn->cs_mem_max)) {
-			hicn_cs_unlink(hn, e, &list);
-			hn->stats.cs_evictions++;
-		}
 	}
+	hn->cs_gc_next = pos;
+	hn->stats.cs_gc_runs++;
+	hn->stats.cs_gc_steps += n;
 	busy = hn->cs_entries;
 	spin_unlock_bh(&hn->cs_lock);
 

@@ -25,8 +25,10 @@
 
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/rbtree.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
@@ -36,7 +38,6 @@
 
 #define HICN_PIT_BITS		10
 #define HICN_CS_BITS		12
-#define HICN_PNAME_BITS		6
 #define HICN_PIT_USER_BITS	6
 #define HICN_PROD_USER_BITS	6
 
@@ -100,6 +101,10 @@ static inline bool hicn_key_equal(const struct hicn_key *a,
  * @mem: the netns's producer memory (hicn_net.prod_mem): @charge stays on
  *	it until the last reference goes; NULL until published
  * @node: entry in the producer's per-name version list
+ * @pn: the producer's state of @name while the store holds it
+ * @ver_node: entry in @pn's tree of versions by number
+ * @exp_node: entry in the producer's tree of versions by @expires (if
+ *	@expires); @pn, @ver_node and @exp_node under hicn_prod.lock
  */
 struct hicn_obj {
 	refcount_t		ref;
@@ -114,6 +119,9 @@ struct hicn_obj {
 	size_t			charge;
 	atomic_long_t		*mem;
 	struct list_head	node;
+	struct hicn_pname	*pn;
+	struct rb_node		ver_node;
+	struct rb_node		exp_node;
 };
 
 /* Data flags. */
@@ -203,6 +211,11 @@ struct hicn_fib_entry {
 /**
  * struct hicn_stats - forwarder counters of a netns, under their table's
  *	lock or atomic where noted
+ * @cs_gc_runs: runs of the content store's collector
+ * @cs_gc_steps: entries those runs examined
+ * @prod_lookups: lookups of a name or a version in a producer's store
+ * @prod_lookup_steps: names and versions those lookups compared
+ * @prod_expiry_steps: versions and names the producers' expiry examined
  */
 struct hicn_stats {
 	u64	pit_aggregated;
@@ -212,10 +225,15 @@ struct hicn_stats {
 	u64	cs_hits;
 	u64	cs_misses;
 	u64	cs_evictions;
+	u64	cs_gc_runs;
+	u64	cs_gc_steps;
 	atomic64_t	no_route;
 	atomic64_t	interests;
 	atomic64_t	data;
 	atomic64_t	unsolicited;
+	atomic64_t	prod_lookups;
+	atomic64_t	prod_lookup_steps;
+	atomic64_t	prod_expiry_steps;
 };
 
 /**
@@ -234,13 +252,17 @@ struct hicn_stats {
  * @pit: pending-interest table
  * @pit_entries: entries in @pit
  * @pit_users: struct hicn_pit_user by uid: the in-records of each user
- * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, CS counters
+ * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, @cs_gc_next,
+ *	CS counters
  * @cs: content store hash
  * @cs_lru: content store entries, most recently used first
  * @cs_entries: entries in @cs
  * @cs_bytes: bytes charged to the CS
+ * @cs_gc_next: where the CS collector goes on: the next entry of @cs_lru
+ *	to examine, toward the head; @cs_lru itself when a sweep is done
  * @prod_mem: bytes of published content in the netns, names included
  * @prod_names: names the netns's producers hold (struct hicn_pname)
+ * @prod_held: interests the netns's producers hold (struct hicn_held)
  * @prod_users: struct hicn_prod_user by uid, under @lock
  * @stats: counters
  * @gc: expires PIT and CS entries while the tables are not empty
@@ -277,9 +299,11 @@ struct hicn_net {
 	struct list_head	cs_lru;
 	unsigned int		cs_entries;
 	u64			cs_bytes;
+	struct list_head	*cs_gc_next;
 
 	atomic_long_t		prod_mem;
 	atomic_long_t		prod_names;
+	atomic_long_t		prod_held;
 	struct hlist_head	prod_users[1 << HICN_PROD_USER_BITS];
 	struct hicn_stats	stats;
 	struct delayed_work	gc;
@@ -410,18 +434,29 @@ struct hicn_cons {
 };
 
 /**
- * struct hicn_pname - the versions a producer holds of one name
- * @node: entry in hicn_prod.names
+ * struct hicn_pname - the versions a producer holds of one name; every
+ *	field under hicn_prod.lock
+ * @node: entry in hicn_prod.names, the hash by @name
+ * @all: entry in hicn_prod.name_list
  * @name: the name
  * @last_ver: the last version number given out
  * @versions: struct hicn_obj.node, oldest first
+ * @by_ver: the same versions by number (struct hicn_obj.ver_node)
  */
 struct hicn_pname {
-	struct hlist_node	node;
+	struct rhash_head	node;
+	struct list_head	all;
 	struct in6_addr		name;
 	u32			last_ver;
 	struct list_head	versions;
+	struct rb_root		by_ver;
 };
+
+/*
+ * What a name costs its producer: its state and its share of the hash's
+ * buckets (at most 1 / 0.3 of them per name: the hash shrinks below 30 %).
+ */
+#define HICN_PNAME_CHARGE	(sizeof(struct hicn_pname) + 4 * sizeof(void *))
 
 /**
  * struct hicn_prod_user - what the producers of one user hold in a netns
@@ -451,9 +486,14 @@ struct hicn_held {
 
 /**
  * struct hicn_prod - producer state
- * @lock: protects @names, @held, @nheld, @nversions (BH off: network faces
- *	will ask from softirq)
- * @names: struct hicn_pname by name
+ * @lock: protects @names, @name_list, @expiry, @steps, @held, @nheld,
+ *	@nversions
+ *	(BH off: network faces will ask from softirq)
+ * @names: struct hicn_pname by name, a hash that grows with them (lookups
+ *	and changes under @lock; the hash resizes itself in a work)
+ * @name_list: the same names (struct hicn_pname.all), for walks
+ * @expiry: the versions that expire, soonest first (hicn_obj.exp_node)
+ * @steps: names the running lookup compared (hicn_stat)
  * @held: interests waiting for content (struct hicn_held)
  * @nheld: length of @held
  * @nversions: versions held
@@ -469,7 +509,10 @@ struct hicn_held {
  */
 struct hicn_prod {
 	spinlock_t		lock;	/* protects names, held */
-	struct hlist_head	names[1 << HICN_PNAME_BITS];
+	struct rhashtable	names;
+	struct list_head	name_list;
+	struct rb_root_cached	expiry;
+	unsigned int		steps;
 	struct list_head	held;
 	unsigned int		nheld;
 	unsigned int		nversions;
@@ -593,7 +636,7 @@ void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d);
 
 /* producer.c */
 extern const struct hicn_face_ops hicn_prod_face_ops;
-void hicn_prod_init(struct hicn_sock *hs);
+int hicn_prod_init(struct hicn_sock *hs);
 void hicn_prod_release(struct hicn_sock *hs);
 int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 __poll_t hicn_prod_poll(struct sock *sk);

@@ -42,6 +42,8 @@ struct hicn_obj *hicn_obj_alloc(size_t len, u32 seg_size)
 	obj->nsegs = len ? DIV_ROUND_UP(len, seg_size) : 1;
 	obj->charge = PAGE_ALIGN(len) + sizeof(*obj);
 	INIT_LIST_HEAD(&obj->node);
+	RB_CLEAR_NODE(&obj->ver_node);
+	RB_CLEAR_NODE(&obj->exp_node);
 	return obj;
 }
 

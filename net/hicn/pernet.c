@@ -312,6 +312,7 @@ static int __net_init hicn_net_init(struct net *net)
 	spin_lock_init(&hn->cs_lock);
 	hash_init(hn->cs);
 	INIT_LIST_HEAD(&hn->cs_lru);
+	hn->cs_gc_next = &hn->cs_lru;
 	INIT_DELAYED_WORK(&hn->gc, hicn_gc_work);
 
 	err = hicn_sysctl_init(net, hn);

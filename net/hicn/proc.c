@@ -90,7 +90,7 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 {
 	struct hicn_net *hn = hicn_pernet(seq_file_single_net(seq));
 	struct hicn_stats *st = &hn->stats;
-	u64 pit[5], cs[5];
+	u64 pit[5], cs[7];
 
 	spin_lock_bh(&hn->pit_lock);
 	pit[0] = hn->pit_entries;
@@ -105,6 +105,8 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 	cs[2] = st->cs_hits;
 	cs[3] = st->cs_misses;
 	cs[4] = st->cs_evictions;
+	cs[5] = st->cs_gc_runs;
+	cs[6] = st->cs_gc_steps;
 	spin_unlock_bh(&hn->cs_lock);
 
 	seq_printf(seq, "pit_entries %llu\n", pit[0]);
@@ -121,6 +123,8 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 	seq_printf(seq, "cs_hits %llu\n", cs[2]);
 	seq_printf(seq, "cs_misses %llu\n", cs[3]);
 	seq_printf(seq, "cs_evictions %llu\n", cs[4]);
+	seq_printf(seq, "cs_gc_runs %llu\n", cs[5]);
+	seq_printf(seq, "cs_gc_steps %llu\n", cs[6]);
 	seq_printf(seq, "fib_entries %u\n", READ_ONCE(hn->fib_entries));
 	seq_printf(seq, "faces %u\n", READ_ONCE(hn->nr_faces));
 	seq_printf(seq, "no_route %lld\n", atomic64_read(&st->no_route));
@@ -130,6 +134,13 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 		   atomic64_read(&st->unsolicited));
 	seq_printf(seq, "prod_mem %ld\n", atomic_long_read(&hn->prod_mem));
 	seq_printf(seq, "prod_names %ld\n", atomic_long_read(&hn->prod_names));
+	seq_printf(seq, "prod_held %ld\n", atomic_long_read(&hn->prod_held));
+	seq_printf(seq, "prod_lookups %lld\n",
+		   atomic64_read(&st->prod_lookups));
+	seq_printf(seq, "prod_lookup_steps %lld\n",
+		   atomic64_read(&st->prod_lookup_steps));
+	seq_printf(seq, "prod_expiry_steps %lld\n",
+		   atomic64_read(&st->prod_expiry_steps));
 	return 0;
 }
 

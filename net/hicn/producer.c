@@ -25,13 +25,28 @@
  * expires (HICN_CONTENT_EXPIRY); PROD_UNREL keeps the newest version of a
  * name only.
  *
- * Lock order:
+ * Lookups stay short however much the store holds: a hash of the names (an
+ * rhashtable, which grows and shrinks with them) finds one in a few
+ * comparisons, a tree of each name's versions by number finds a version
+ * (EXACT) or the next one (NEXT) in O(log n), and a tree of the versions
+ * that expire, soonest first, lets the expiry visit only what expires.
+ * hicn_stat prod_lookup_steps and prod_expiry_steps count the steps.  A
+ * list of the names serves close().
+ *
+ * Locks:
  *   lock_sock(producer) -> hicn_prod.lock (BH off)
  *   hicn_prod.lock is released before the forwarder is called, so data
  *   never travels with it held.  sk_wmem_queued changes under lock_sock.
+ *   hicn_prod.lock covers the name hash, the name list, every name's
+ *   versions, the held interests and their counts; the helpers below that
+ *   touch them assert it.  The hash's own bucket locks nest inside it,
+ *   and its resize work takes no lock of ours.  Once release() has set
+ *   @closing (under hicn_prod.lock) no lookup touches the hash any more,
+ *   so release() can destroy it.
  */
 
 #include <linux/hash.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -39,20 +54,63 @@
 
 #include "hicn.h"
 
-static u32 hicn_name_hash(const struct in6_addr *name)
+static struct hicn_net *hicn_prod_net(struct hicn_prod *p)
 {
-	return hash_32(ipv6_addr_hash(name), HICN_PNAME_BITS);
+	return hicn_pernet(sock_net(&container_of(p, struct hicn_sock,
+						  prod)->sk));
 }
 
+/* A lookup in @p's store compared @steps names or versions. */
+static void hicn_prod_count(struct hicn_prod *p, unsigned int steps)
+{
+	struct hicn_stats *st = &hicn_prod_net(p)->stats;
+
+	atomic64_inc(&st->prod_lookups);
+	atomic64_add(steps, &st->prod_lookup_steps);
+}
+
+/* The hash compares a name it met with @arg's key (hicn_prod.lock held). */
+static int hicn_pname_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	struct hicn_prod *p = container_of(arg->ht, struct hicn_prod, names);
+	const struct hicn_pname *pn = obj;
+
+	lockdep_assert_held(&p->lock);
+	p->steps++;
+	return !ipv6_addr_equal(&pn->name, arg->key);
+}
+
+static const struct rhashtable_params hicn_pname_params = {
+	.head_offset		= offsetof(struct hicn_pname, node),
+	.key_offset		= offsetof(struct hicn_pname, name),
+	.key_len		= sizeof(struct in6_addr),
+	.obj_cmpfn		= hicn_pname_cmp,
+	.automatic_shrinking	= true,
+};
+
+/* The state of @name, or NULL (hicn_prod.lock held). */
 static struct hicn_pname *hicn_pname_find(struct hicn_prod *p,
 					  const struct in6_addr *name)
 {
 	struct hicn_pname *pn;
 
-	hlist_for_each_entry(pn, &p->names[hicn_name_hash(name)], node)
-		if (ipv6_addr_equal(&pn->name, name))
-			return pn;
-	return NULL;
+	lockdep_assert_held(&p->lock);
+	if (p->closing)
+		return NULL;	/* release() destroys the hash */
+	p->steps = 0;
+	pn = rhashtable_lookup_fast(&p->names, name, hicn_pname_params);
+	hicn_prod_count(p, p->steps);
+	return pn;
+}
+
+/* Take @pn out of the hash and the list onto @names (hicn_prod.lock held). */
+static void hicn_pname_unlink(struct hicn_prod *p, struct hicn_pname *pn,
+			      struct list_head *names)
+{
+	lockdep_assert_held(&p->lock);
+	p->ver_floor = max(p->ver_floor, pn->last_ver);
+	rhashtable_remove_fast(&p->names, &pn->node, hicn_pname_params);
+	list_move(&pn->all, names);
 }
 
 static bool hicn_obj_live(const struct hicn_obj *obj)
@@ -60,24 +118,101 @@ static bool hicn_obj_live(const struct hicn_obj *obj)
 	return !obj->expires || !time_after(jiffies, obj->expires);
 }
 
-static struct hicn_obj *hicn_pname_newest(struct hicn_pname *pn)
+static struct hicn_obj *hicn_pname_newest(struct hicn_prod *p,
+					  struct hicn_pname *pn)
 {
-	struct hicn_obj *obj;
+	struct hicn_obj *obj, *found = NULL;
+	unsigned int steps = 0;
 
-	list_for_each_entry_reverse(obj, &pn->versions, node)
-		if (hicn_obj_live(obj))
-			return obj;
-	return NULL;
+	lockdep_assert_held(&p->lock);
+	list_for_each_entry_reverse(obj, &pn->versions, node) {
+		steps++;
+		if (hicn_obj_live(obj)) {
+			found = obj;
+			break;
+		}
+	}
+	hicn_prod_count(p, steps);
+	return found;
 }
 
-static struct hicn_obj *hicn_pname_version(struct hicn_pname *pn, u32 ver)
+/* The live version @ver of @pn, found in its tree (hicn_prod.lock held). */
+static struct hicn_obj *hicn_pname_version(struct hicn_prod *p,
+					   struct hicn_pname *pn, u32 ver)
 {
-	struct hicn_obj *obj;
+	struct rb_node *n = pn->by_ver.rb_node;
+	struct hicn_obj *obj, *found = NULL;
+	unsigned int steps = 0;
 
-	list_for_each_entry(obj, &pn->versions, node)
-		if (obj->ver == ver && hicn_obj_live(obj))
-			return obj;
-	return NULL;
+	lockdep_assert_held(&p->lock);
+	while (n) {
+		steps++;
+		obj = rb_entry(n, struct hicn_obj, ver_node);
+		if (ver < obj->ver) {
+			n = n->rb_left;
+		} else if (ver > obj->ver) {
+			n = n->rb_right;
+		} else {
+			found = hicn_obj_live(obj) ? obj : NULL;
+			break;
+		}
+	}
+	hicn_prod_count(p, steps);
+	return found;
+}
+
+/* The oldest live version of @pn above @ver (hicn_prod.lock held). */
+static struct hicn_obj *hicn_pname_next(struct hicn_prod *p,
+					struct hicn_pname *pn, u32 ver)
+{
+	struct rb_node *n = pn->by_ver.rb_node;
+	struct hicn_obj *obj, *found = NULL;
+	unsigned int steps = 0;
+
+	lockdep_assert_held(&p->lock);
+	while (n) {
+		steps++;
+		obj = rb_entry(n, struct hicn_obj, ver_node);
+		if (obj->ver > ver) {
+			found = obj;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	/* Expired ones not dropped yet: the expiry work is due. */
+	while (found && !hicn_obj_live(found)) {
+		steps++;
+		n = rb_next(&found->ver_node);
+		found = n ? rb_entry(n, struct hicn_obj, ver_node) : NULL;
+	}
+	hicn_prod_count(p, steps);
+	return found;
+}
+
+static bool hicn_ver_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct hicn_obj, ver_node)->ver <
+	       rb_entry(b, struct hicn_obj, ver_node)->ver;
+}
+
+static bool hicn_exp_less(struct rb_node *a, const struct rb_node *b)
+{
+	return time_before(rb_entry(a, struct hicn_obj, exp_node)->expires,
+			   rb_entry(b, struct hicn_obj, exp_node)->expires);
+}
+
+/* File @obj as a version of @pn (hicn_prod.lock held). */
+static void hicn_prod_link(struct hicn_prod *p, struct hicn_pname *pn,
+			   struct hicn_obj *obj)
+{
+	lockdep_assert_held(&p->lock);
+	obj->pn = pn;
+	list_add_tail(&obj->node, &pn->versions);
+	rb_add(&obj->ver_node, &pn->by_ver, hicn_ver_less);
+	if (obj->expires)
+		rb_add_cached(&obj->exp_node, &p->expiry, hicn_exp_less);
+	p->nversions++;
 }
 
 /* Arm the store's work to run at @when (hicn_prod.lock held). */
@@ -85,6 +220,7 @@ static void hicn_prod_arm(struct hicn_prod *p, unsigned long when)
 {
 	long delay = (long)(when - jiffies);
 
+	lockdep_assert_held(&p->lock);
 	if (p->closing)
 		return;
 	if (p->armed && !time_before(when, p->next_run))
@@ -92,6 +228,14 @@ static void hicn_prod_arm(struct hicn_prod *p, unsigned long when)
 	p->armed = true;
 	p->next_run = when;
 	mod_delayed_work(system_wq, &p->work, delay > 0 ? delay : 0);
+}
+
+/* @n more (or fewer) held interests, counted in the netns too. */
+static void hicn_prod_held_add(struct hicn_prod *p, int n)
+{
+	lockdep_assert_held(&p->lock);
+	p->nheld += n;
+	atomic_long_add(n, &hicn_prod_net(p)->prod_held);
 }
 
 /* Keep @key until content answers it (hicn_prod.lock held). */
@@ -102,6 +246,7 @@ static void hicn_prod_hold(struct hicn_prod *p, const struct hicn_key *key,
 	unsigned long expires = jiffies + lifetime + HZ;
 	struct hicn_held *h;
 
+	lockdep_assert_held(&p->lock);
 	/* release() has emptied the list, or is about to. */
 	if (p->closing)
 		return;
@@ -114,16 +259,17 @@ static void hicn_prod_hold(struct hicn_prod *p, const struct hicn_key *key,
 	if (p->nheld >= HICN_HELD_MAX) {
 		h = list_first_entry(&p->held, struct hicn_held, node);
 		list_del(&h->node);
-		p->nheld--;
+		hicn_prod_held_add(p, -1);
 		kfree(h);
 	}
-	h = kmalloc(sizeof(*h), GFP_ATOMIC);
+	/* Charged to the memory cgroup of the consumer that asked. */
+	h = kmalloc(sizeof(*h), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!h)
 		return;
 	h->key = *key;
 	h->expires = expires;
 	list_add_tail(&h->node, &p->held);
-	p->nheld++;
+	hicn_prod_held_add(p, 1);
 	hicn_prod_arm(p, expires);
 }
 
@@ -136,7 +282,7 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 			     struct hicn_data *d)
 {
 	struct hicn_pname *pn = hicn_pname_find(p, &key->name);
-	struct hicn_obj *obj = NULL, *o;
+	struct hicn_obj *obj = NULL;
 
 	memset(d, 0, sizeof(*d));
 	d->ikey = *key;
@@ -147,22 +293,15 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 		d->flags = HICN_DATA_PROBE;
 		return true;
 	case HICN_I_LATEST:
-		obj = pn ? hicn_pname_newest(pn) : NULL;
+		obj = pn ? hicn_pname_newest(p, pn) : NULL;
 		break;
 	case HICN_I_NEXT:
-		if (!pn)
-			break;
-		list_for_each_entry(o, &pn->versions, node) {
-			if (o->ver > key->ver && hicn_obj_live(o)) {
-				obj = o;
-				break;
-			}
-		}
+		obj = pn ? hicn_pname_next(p, pn, key->ver) : NULL;
 		break;
 	case HICN_I_EXACT:
 		if (key->ver > (pn ? pn->last_ver : p->ver_floor))
 			break;	/* not published yet: wait for it */
-		obj = pn ? hicn_pname_version(pn, key->ver) : NULL;
+		obj = pn ? hicn_pname_version(p, pn, key->ver) : NULL;
 		if (!obj || key->seg >= obj->nsegs) {
 			d->key = *key;
 			d->flags = HICN_DATA_NACK;
@@ -240,8 +379,18 @@ const struct hicn_face_ops hicn_prod_face_ops = {
 static void hicn_prod_unlink(struct hicn_sock *hs, struct hicn_obj *obj,
 			     struct list_head *dropped)
 {
+	struct hicn_prod *p = &hs->prod;
+
+	lockdep_assert_held(&p->lock);
 	list_move_tail(&obj->node, dropped);
-	hs->prod.nversions--;
+	rb_erase(&obj->ver_node, &obj->pn->by_ver);
+	RB_CLEAR_NODE(&obj->ver_node);
+	if (!RB_EMPTY_NODE(&obj->exp_node)) {
+		rb_erase_cached(&obj->exp_node, &p->expiry);
+		RB_CLEAR_NODE(&obj->exp_node);
+	}
+	obj->pn = NULL;
+	p->nversions--;
 }
 
 /*
@@ -286,69 +435,91 @@ static void hicn_prod_free(struct hicn_sock *hs, struct list_head *dropped)
 }
 
 /* Uncharge and free names taken out of the store (lock_sock held). */
-static void hicn_prod_free_names(struct hicn_sock *hs, struct hlist_head *names)
+static void hicn_prod_free_names(struct hicn_sock *hs, struct list_head *names)
 {
 	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
-	struct hicn_pname *pn;
-	struct hlist_node *tmp;
+	struct hicn_pname *pn, *tmp;
 
-	hlist_for_each_entry_safe(pn, tmp, names, node) {
-		hlist_del(&pn->node);
-		sk_wmem_queued_add(&hs->sk, -(int)sizeof(*pn));
-		atomic_long_sub(sizeof(*pn), &hs->prod.user->mem);
-		atomic_long_sub(sizeof(*pn), &hn->prod_mem);
+	list_for_each_entry_safe(pn, tmp, names, all) {
+		list_del(&pn->all);
+		sk_wmem_queued_add(&hs->sk, -(int)HICN_PNAME_CHARGE);
+		atomic_long_sub(HICN_PNAME_CHARGE, &hs->prod.user->mem);
+		atomic_long_sub(HICN_PNAME_CHARGE, &hn->prod_mem);
 		atomic_long_dec(&hn->prod_names);
 		kfree(pn);
+	}
+}
+
+/*
+ * Drop the versions that expired, soonest first, and the names they were
+ * the last version of, onto @dropped and @names; lower *@next to the next
+ * expiry.  Visits what expires and one more (hicn_prod.lock held).
+ */
+static unsigned int hicn_prod_expire_versions(struct hicn_sock *hs,
+					      struct list_head *dropped,
+					      struct list_head *names,
+					      unsigned long *next)
+{
+	struct hicn_prod *p = &hs->prod;
+	unsigned int steps = 0;
+	struct hicn_pname *pn;
+	struct hicn_obj *obj;
+	struct rb_node *n;
+
+	lockdep_assert_held(&p->lock);
+	while ((n = rb_first_cached(&p->expiry))) {
+		steps++;
+		obj = rb_entry(n, struct hicn_obj, exp_node);
+		if (hicn_obj_live(obj)) {
+			if (time_before(obj->expires, *next))
+				*next = obj->expires;
+			break;
+		}
+		pn = obj->pn;
+		hicn_prod_unlink(hs, obj, dropped);
+		/* Its last version went: so does the name. */
+		if (list_empty(&pn->versions)) {
+			steps++;
+			hicn_pname_unlink(p, pn, names);
+		}
+	}
+	return steps;
+}
+
+/* Drop held interests whose lifetime ended (hicn_prod.lock held). */
+static void hicn_prod_expire_held(struct hicn_prod *p, unsigned long *next)
+{
+	struct hicn_held *h, *htmp;
+
+	lockdep_assert_held(&p->lock);
+	list_for_each_entry_safe(h, htmp, &p->held, node) {
+		if (time_after(jiffies, h->expires)) {
+			list_del(&h->node);
+			hicn_prod_held_add(p, -1);
+			kfree(h);
+		} else if (time_before(h->expires, *next)) {
+			*next = h->expires;
+		}
 	}
 }
 
 /* Drop expired versions and held interests; re-arm (lock_sock held). */
 static void hicn_prod_expire(struct hicn_sock *hs)
 {
+	unsigned long never = jiffies + 3600 * HZ, next = never;
 	struct hicn_prod *p = &hs->prod;
-	unsigned long next = jiffies + 3600 * HZ;
-	struct hicn_held *h, *htmp;
-	struct hicn_obj *obj, *tmp;
-	struct hicn_pname *pn;
-	struct hlist_node *ptmp;
-	HLIST_HEAD(names);
+	unsigned int steps;
+	LIST_HEAD(names);
 	LIST_HEAD(dropped);
-	bool pending = false;
-	int i;
 
 	spin_lock_bh(&p->lock);
 	p->armed = false;
-	hash_for_each_safe(p->names, i, ptmp, pn, node) {
-		list_for_each_entry_safe(obj, tmp, &pn->versions, node) {
-			if (!hicn_obj_live(obj)) {
-				hicn_prod_unlink(hs, obj, &dropped);
-			} else if (obj->expires) {
-				if (time_before(obj->expires, next))
-					next = obj->expires;
-				pending = true;
-			}
-		}
-		/* Its last version went: so does the name. */
-		if (list_empty(&pn->versions)) {
-			p->ver_floor = max(p->ver_floor, pn->last_ver);
-			hlist_del(&pn->node);
-			hlist_add_head(&pn->node, &names);
-		}
-	}
-	list_for_each_entry_safe(h, htmp, &p->held, node) {
-		if (time_after(jiffies, h->expires)) {
-			list_del(&h->node);
-			p->nheld--;
-			kfree(h);
-		} else {
-			if (time_before(h->expires, next))
-				next = h->expires;
-			pending = true;
-		}
-	}
-	if (pending)
+	steps = hicn_prod_expire_versions(hs, &dropped, &names, &next);
+	hicn_prod_expire_held(p, &next);
+	if (next != never)
 		hicn_prod_arm(p, next + 1);
 	spin_unlock_bh(&p->lock);
+	atomic64_add(steps, &hicn_prod_net(p)->stats.prod_expiry_steps);
 
 	hicn_prod_free(hs, &dropped);
 	hicn_prod_free_names(hs, &names);
@@ -383,13 +554,14 @@ static void hicn_prod_write_space(struct sock *sk)
 	}
 }
 
-void hicn_prod_init(struct hicn_sock *hs)
+int hicn_prod_init(struct hicn_sock *hs)
 {
 	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
 	struct hicn_prod *p = &hs->prod;
 
 	spin_lock_init(&p->lock);
-	hash_init(p->names);
+	INIT_LIST_HEAD(&p->name_list);
+	p->expiry = RB_ROOT_CACHED;
 	INIT_LIST_HEAD(&p->held);
 	p->seg_size = HICN_PACKET_SIZE_DEFAULT;
 	p->expiry_ms = HICN_CONTENT_EXPIRY_DEFAULT;
@@ -402,6 +574,7 @@ void hicn_prod_init(struct hicn_sock *hs)
 	hs->sk.sk_sndbuf = clamp_t(long, READ_ONCE(hn->prod_mem_max) /
 				   HICN_PROD_SNDBUF_SHARE, SOCK_MIN_SNDBUF,
 				   hs->sk.sk_sndbuf);
+	return rhashtable_init(&p->names, &hicn_pname_params);
 }
 
 /*
@@ -449,10 +622,8 @@ void hicn_prod_release(struct hicn_sock *hs)
 	struct hicn_held *h, *htmp;
 	struct hicn_obj *obj, *tmp;
 	struct hicn_pname *pn;
-	struct hlist_node *ptmp;
-	HLIST_HEAD(names);
+	LIST_HEAD(names);
 	LIST_HEAD(dropped);
-	int i;
 
 	spin_lock_bh(&p->lock);
 	p->closing = true;
@@ -461,18 +632,18 @@ void hicn_prod_release(struct hicn_sock *hs)
 
 	lock_sock(&hs->sk);
 	spin_lock_bh(&p->lock);
-	hash_for_each_safe(p->names, i, ptmp, pn, node) {
+	/* No lookup uses the hash now (@closing): it goes whole below. */
+	list_for_each_entry(pn, &p->name_list, all)
 		list_for_each_entry_safe(obj, tmp, &pn->versions, node)
 			hicn_prod_unlink(hs, obj, &dropped);
-		hlist_del(&pn->node);
-		hlist_add_head(&pn->node, &names);
-	}
+	list_splice_init(&p->name_list, &names);
 	list_for_each_entry_safe(h, htmp, &p->held, node) {
 		list_del(&h->node);
 		kfree(h);
 	}
-	p->nheld = 0;
+	hicn_prod_held_add(p, -(int)p->nheld);
 	spin_unlock_bh(&p->lock);
+	rhashtable_destroy(&p->names);
 	hicn_prod_free(hs, &dropped);
 	hicn_prod_free_names(hs, &names);
 	if (p->user) {
@@ -539,6 +710,7 @@ static void hicn_prod_match_held(struct hicn_prod *p,
 {
 	struct hicn_held *h, *tmp;
 
+	lockdep_assert_held(&p->lock);
 	list_for_each_entry_safe(h, tmp, &p->held, node) {
 		if (!ipv6_addr_equal(&h->key.name, &obj->name))
 			continue;
@@ -546,7 +718,7 @@ static void hicn_prod_match_held(struct hicn_prod *p,
 		    (h->key.kind == HICN_I_NEXT && h->key.ver < obj->ver) ||
 		    (h->key.kind == HICN_I_EXACT && h->key.ver == obj->ver)) {
 			list_move_tail(&h->node, answers);
-			p->nheld--;
+			hicn_prod_held_add(p, -1);
 		}
 	}
 }
@@ -563,6 +735,7 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	LIST_HEAD(dropped);
 	LIST_HEAD(answers);
 	struct hicn_data d;
+	int err;
 
 	spin_lock_bh(&p->lock);
 	pn = hicn_pname_find(p, &obj->name);
@@ -576,7 +749,16 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 		pn->name = obj->name;
 		pn->last_ver = p->ver_floor;
 		INIT_LIST_HEAD(&pn->versions);
-		hlist_add_head(&pn->node, &p->names[hicn_name_hash(&pn->name)]);
+		pn->by_ver = RB_ROOT;
+		err = rhashtable_insert_fast(&p->names, &pn->node,
+					     hicn_pname_params);
+		if (err) {
+			spin_unlock_bh(&p->lock);
+			kfree(spare);
+			return err == -EBUSY || err == -E2BIG ? -ENOBUFS :
+			       -ENOMEM;
+		}
+		list_add_tail(&pn->all, &p->name_list);
 	} else {
 		kfree(spare);
 		spare = NULL;
@@ -589,8 +771,7 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	if (hs->sk.sk_protocol == PROD_UNREL)
 		list_for_each_entry_safe(old, tmp, &pn->versions, node)
 			hicn_prod_unlink(hs, old, &dropped);
-	list_add_tail(&obj->node, &pn->versions);
-	p->nversions++;
+	hicn_prod_link(p, pn, obj);
 	if (obj->expires)
 		hicn_prod_arm(p, obj->expires + 1);
 	hicn_prod_match_held(p, obj, &answers);
@@ -598,9 +779,9 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 
 	if (spare) {
 		/* A new name: its state is charged like content. */
-		sk_wmem_queued_add(&hs->sk, sizeof(*spare));
-		atomic_long_add(sizeof(*spare), &p->user->mem);
-		atomic_long_add(sizeof(*spare), &hn->prod_mem);
+		sk_wmem_queued_add(&hs->sk, HICN_PNAME_CHARGE);
+		atomic_long_add(HICN_PNAME_CHARGE, &p->user->mem);
+		atomic_long_add(HICN_PNAME_CHARGE, &hn->prod_mem);
 		atomic_long_inc(&hn->prod_names);
 	}
 	sk_wmem_queued_add(&hs->sk, obj->charge);

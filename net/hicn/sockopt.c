@@ -111,6 +111,8 @@ static void hicn_fill_info(struct hicn_sock *hs, struct hicn_info *info)
 	info->hi_protocol = sk->sk_protocol;
 	if (hicn_is_prod(sk))
 		info->hi_mem = READ_ONCE(sk->sk_wmem_queued);
+	else
+		info->hi_rmem = sk_rmem_alloc_get(sk);
 }
 
 int hicn_getsockopt(struct socket *sock, int level, int optname,

@@ -173,6 +173,8 @@ struct sockaddr_hicn {
  * @hi_last_version: version of the last object received or published
  * @hi_versions: producer: versions held now
  * @hi_mem: producer: bytes of published content charged to the socket
+ * @hi_rmem: consumer: bytes received and not yet read, charged to the
+ *	receive buffer (SO_RCVBUF)
  */
 struct hicn_info {
 	__u32	hi_version;
@@ -191,6 +193,7 @@ struct hicn_info {
 	__u32	hi_last_version;
 	__u32	hi_versions;
 	__u64	hi_mem;
+	__u64	hi_rmem;
 };
 
 #endif /* _UAPI_LINUX_HICN_H */

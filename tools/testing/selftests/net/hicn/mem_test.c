@@ -14,14 +14,29 @@
  * - A version the producer replaced while the content store still holds
  *   its segments stays charged to the netns (prod_mem) until the store
  *   lets go: publishing beyond prod_mem_max meanwhile is ENOBUFS.
+ * - Walks under the producer's lock stay short whatever the store holds
+ *   (hicn_stat prod_lookups, prod_lookup_steps, prod_expiry_steps): a
+ *   name is found among 100,000 by comparing a few, a version among
+ *   4096 in a few dozen steps, and the expiry examines what expires, not
+ *   every version held.
+ * - Interests a producer holds for names not published yet are counted
+ *   in the netns (hicn_stat prod_held) and released with the producer.
+ * - A consumer's segments received and not yet read stay within its
+ *   SO_RCVBUF and are charged to it (hi_rmem, SO_MEMINFO), whatever its
+ *   window; the object still arrives whole.
+ * - The content store's collector examines at most 1024 entries a run
+ *   (hicn_stat cs_gc_runs, cs_gc_steps), and still sweeps the whole
+ *   store: 8192 stale entries all go.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <linux/sock_diag.h>
 
 #include "hicn_test.h"
 #include "kselftest_harness.h"
@@ -142,6 +157,204 @@ TEST_F(mem, released_name_keeps_counting)
 	EXPECT_EQ(-1, recv(c, buf, sizeof(buf), 0));
 	EXPECT_EQ(ENOENT, errno);
 	close(c);
+}
+
+#define NBIG		100000
+#define NVERS		4096
+#define NKEEP		10000
+#define NEXPIRE		200
+
+/* Lookups, and names or versions they compared, since @l0 and @s0. */
+static void lookups_since(long long l0, long long s0, long long *lookups,
+			  long long *steps)
+{
+	*lookups = ht_stat("prod_lookups") - l0;
+	*steps = ht_stat("prod_lookup_steps") - s0;
+}
+
+/* A name among 100,000 is found by comparing a few (minutes under KASAN). */
+TEST_F_TIMEOUT(mem, name_lookup_bounded, 300)
+{
+	long long l0 = ht_stat("prod_lookups");
+	long long s0 = ht_stat("prod_lookup_steps");
+	long long lookups, steps;
+	char name[64];
+	int i;
+
+	ASSERT_LE(0, l0);
+	ASSERT_LE(0, s0);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	for (i = 0; i < NBIG; i++) {
+		name_of(name, sizeof(name), i);
+		ASSERT_EQ(0, ht_publish(self->prod, name, NULL, 0, 0));
+	}
+	ASSERT_EQ(NBIG, ht_stat("prod_names"));
+	lookups_since(l0, s0, &lookups, &steps);
+	TH_LOG("%lld lookups, %lld names compared", lookups, steps);
+	EXPECT_LE(NBIG, lookups);
+	EXPECT_GE(2 * lookups, steps);
+}
+
+/* Segments of the newest of 4096 versions: each found in a few steps. */
+TEST_F(mem, version_lookup_bounded)
+{
+	size_t len = 100 * HICN_PACKET_SIZE_DEFAULT;
+	char *buf = calloc(1, len + 1);
+	long long l0, s0, lookups, steps;
+	int c, i;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	for (i = 1; i < NVERS; i++)
+		ASSERT_EQ(0, ht_publish(self->prod, HT_NAME, NULL, 0, 0));
+	ASSERT_EQ((ssize_t)len, ht_publish(self->prod, HT_NAME, buf, len, 0));
+	l0 = ht_stat("prod_lookups");
+	s0 = ht_stat("prod_lookup_steps");
+	c = ht_consumer(CONS_REL, HT_NAME, NVERS);
+	ASSERT_LE(0, c);
+	EXPECT_EQ((ssize_t)len, recv(c, buf, len + 1, 0));
+	close(c);
+	lookups_since(l0, s0, &lookups, &steps);
+	TH_LOG("%lld lookups, %lld names and versions compared", lookups,
+	       steps);
+	EXPECT_LE(100, lookups);
+	/* A balanced tree of 4096 is at most 24 deep. */
+	EXPECT_GE(32 * lookups, steps);
+	free(buf);
+}
+
+/* The expiry of 200 versions does not visit 10,000 others each time. */
+TEST_F(mem, expiry_visits_what_expires)
+{
+	long long e0;
+	char name[64];
+	int i;
+
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
+	for (i = 0; i < NKEEP; i++)
+		ASSERT_EQ(0, ht_publish(self->prod, HT_NAME2, NULL, 0, 0));
+	e0 = ht_stat("prod_expiry_steps");
+	ASSERT_LE(0, e0);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 1));
+	for (i = 0; i < NEXPIRE; i++) {
+		name_of(name, sizeof(name), NBIG + i);
+		ASSERT_EQ(0, ht_publish(self->prod, name, NULL, 0, 0));
+		if (i % 20 == 0)
+			ht_sleep_ms(5);
+	}
+	EXPECT_EQ(1, stat_wait("prod_names", 1, 20000));
+	TH_LOG("expiry examined %lld versions and names",
+	       ht_stat("prod_expiry_steps") - e0);
+	/* Each expired version, its name, and one look per run. */
+	EXPECT_GE(3 * NEXPIRE, ht_stat("prod_expiry_steps") - e0);
+}
+
+#define NHELD		100
+
+/* Consumers asking for names not published: the netns counts them. */
+TEST_F(mem, held_interests_counted)
+{
+	int c[NHELD], i;
+	char name[64];
+
+	for (i = 0; i < NHELD; i++) {
+		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+			      CONS_UNREL);
+		ASSERT_LE(0, c[i]);
+		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, 60000));
+		ASSERT_EQ(0, ht_setint(c[i], HICN_WINDOW, 1));
+		name_of(name, sizeof(name), i);
+		ASSERT_EQ(0, ht_connect(c[i], name, 0));
+	}
+	EXPECT_EQ(NHELD, ht_stat("prod_held"));
+	for (i = 0; i < NHELD; i++)
+		close(c[i]);
+	/* Held for their lifetime, whoever asked, until the producer goes. */
+	EXPECT_EQ(NHELD, ht_stat("prod_held"));
+	close(self->prod);
+	self->prod = -1;
+	EXPECT_EQ(0, ht_stat("prod_held"));
+}
+
+#define RB_LEN		(64 * HICN_PACKET_SIZE_DEFAULT)
+
+/* Segments not read yet stay within SO_RCVBUF, charged to it. */
+TEST_F(mem, rcvbuf_bounds_queued)
+{
+	char *src = malloc(RB_LEN), *dst = malloc(RB_LEN + 1);
+	unsigned int meminfo[SK_MEMINFO_VARS];
+	socklen_t mlen = sizeof(meminfo);
+	int c, rcvbuf = 8192;
+	socklen_t olen = sizeof(rcvbuf);
+	struct hicn_info hi;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	ht_fill(src, RB_LEN, 12);
+	ASSERT_EQ(RB_LEN, ht_publish(self->prod, HT_NAME, src, RB_LEN, 0));
+	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				sizeof(rcvbuf)));
+	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &olen));
+	/* The local producer answers at once: the window fills now. */
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	TH_LOG("SO_RCVBUF %d: %llu segments (%llu bytes charged) before a read",
+	       rcvbuf, (unsigned long long)hi.hi_segments,
+	       (unsigned long long)hi.hi_rmem);
+	EXPECT_GE(rcvbuf, hi.hi_segments * HICN_PACKET_SIZE_DEFAULT);
+	EXPECT_LT(0, hi.hi_rmem);
+	EXPECT_GE(rcvbuf, hi.hi_rmem);
+	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_MEMINFO, meminfo, &mlen));
+	EXPECT_EQ(hi.hi_rmem, meminfo[SK_MEMINFO_RMEM_ALLOC]);
+
+	/* The whole object still comes, and nothing stays charged. */
+	ASSERT_EQ(0, fcntl(c, F_SETFL, 0));
+	EXPECT_EQ(RB_LEN, ht_read_stream(c, dst, RB_LEN + 1, 65536));
+	EXPECT_EQ(0, memcmp(src, dst, RB_LEN));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(0, hi.hi_rmem);
+	EXPECT_EQ(64, hi.hi_segments);
+	close(c);
+	free(src);
+	free(dst);
+}
+
+#define CS_SEGS		8192
+#define CS_GC_BATCH	1024
+
+/* A large store is swept a slice per run, and wholly. */
+TEST_F_TIMEOUT(mem, cs_gc_bounded, 120)
+{
+	size_t len = CS_SEGS * HICN_PACKET_SIZE_MIN;
+	char *buf = calloc(1, len + 1);
+	long long r0, s0, runs, steps;
+	int c;
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_PACKET_SIZE,
+			       HICN_PACKET_SIZE_MIN));
+	ASSERT_EQ((ssize_t)len, ht_publish(self->prod, HT_NAME, buf, len, 0));
+	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ((ssize_t)len, recv(c, buf, len + 1, 0));
+	close(c);
+	ASSERT_LE(CS_SEGS - 1, ht_stat("cs_entries"));
+	r0 = ht_stat("cs_gc_runs");
+	s0 = ht_stat("cs_gc_steps");
+	ASSERT_LE(0, r0);
+	ASSERT_LE(0, s0);
+	/* The producer goes: every entry is stale, and all go in slices. */
+	close(self->prod);
+	self->prod = -1;
+	EXPECT_EQ(0, stat_wait("cs_entries", 0, 60000));
+	runs = ht_stat("cs_gc_runs") - r0;
+	steps = ht_stat("cs_gc_steps") - s0;
+	TH_LOG("%lld runs examined %lld entries", runs, steps);
+	EXPECT_LE(1, runs);
+	EXPECT_GE(CS_GC_BATCH * runs, steps);
+	free(buf);
 }
 
 #define MIB		(1024 * 1024)
