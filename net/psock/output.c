@@ -54,9 +54,10 @@ static int pstripe_sf_push(struct pstripe_subflow *sf)
 {
 	int r;
 
+	/* An ack before a block leaves with it, in one segment. */
 	while (sf->aoff < sf->alen) {
 		r = pstripe_sf_send(sf, sf->abuf + sf->aoff,
-				    sf->alen - sf->aoff, 0);
+				    sf->alen - sf->aoff, sf->cur ? MSG_MORE : 0);
 		if (r <= 0)
 			return r ? r : -EAGAIN;
 		sf->aoff += r;
@@ -211,6 +212,7 @@ bool pstripe_last_acks(struct pstripe_sock *ps)
 
 	ps->ack_sent = ps->rcv_seq;
 	ps->ack_pending = false;
+	ps->ack_delayed = false;
 	for (i = 0; i < ps->nsf; i++) {
 		struct pstripe_subflow *sf = ps->sf[i];
 
@@ -230,7 +232,7 @@ bool pstripe_last_acks(struct pstripe_sock *ps)
  * the stream are done, the subflows' FINs.  A subflow that fails is
  * killed.
  */
-void pstripe_push_all(struct pstripe_sock *ps)
+static void pstripe_push(struct pstripe_sock *ps, bool ack)
 {
 	u32 ack_sent = ps->ack_sent;
 	struct pstripe_blk *blk;
@@ -273,11 +275,14 @@ void pstripe_push_all(struct pstripe_sock *ps)
 		}
 	}
 
-	if (ps->ack_pending && ps->nlive) {
+	if (ps->ack_delayed && time_after_eq(jiffies, ps->ack_due))
+		ps->ack_pending = true;
+	if (ack && ps->ack_pending && ps->nlive) {
 		i = pstripe_pick_ack(ps);
 		if (i >= 0) {
 			ps->ack_sent = ps->rcv_seq;
 			ps->ack_pending = false;
+			ps->ack_delayed = false;
 			if (pstripe_sf_ack(ps, i, ps->ack_sent) == -EAGAIN)
 				pending = true;
 		} else {
@@ -308,6 +313,10 @@ void pstripe_push_all(struct pstripe_sock *ps)
 		}
 	}
 	WRITE_ONCE(ps->snd_pending, pending);
+	/* A delayed acknowledgment not due yet: the work sends it then. */
+	if (ps->ack_delayed && !ps->closing)
+		pstripe_schedule_by(ps, time_after(ps->ack_due, jiffies) ?
+					ps->ack_due - jiffies : 0);
 	/*
 	 * An ack written to a subflow whose path is gone is lost with it:
 	 * the stale check must watch that subflow even when we have no
@@ -318,6 +327,12 @@ void pstripe_push_all(struct pstripe_sock *ps)
 		pstripe_schedule(ps, max_t(unsigned long,
 					   pstripe_stale_jiffies(ps_sk(ps)) / 4,
 					   1));
+}
+
+/* Everything, the acknowledgment owed included when it is due. */
+void pstripe_push_all(struct pstripe_sock *ps)
+{
+	pstripe_push(ps, true);
 }
 
 /*
@@ -355,7 +370,7 @@ void pstripe_queue_fin(struct pstripe_sock *ps)
 	WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes + blk->size);
 	WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt + 1);
 	WRITE_ONCE(ps->orphans, ps->orphans + 1);
-	ps->fin_queued = true;
+	WRITE_ONCE(ps->fin_queued, true);
 }
 
 /* Blocks kept for the peer and blocks received ahead: gone with the socket. */
@@ -377,6 +392,30 @@ void pstripe_free_blocks(struct pstripe_sock *ps)
 	ps->ooo_cnt = 0;
 }
 
+/*
+ * An acknowledgment owed goes in front of block @blk just given to
+ * subflow @i, in the same segment (pstripe_sf_push()): a standalone one,
+ * still unacknowledged by TCP when the block follows, would make Nagle
+ * hold the block for the peer's delayed ACK (bench/psock_rr.sh).
+ */
+static void pstripe_ack_ride(struct pstripe_sock *ps, int i,
+			     struct pstripe_blk *blk)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	struct pstripe_blkhdr *bh = (void *)sf->abuf;
+
+	if (!ps->ack_pending && !ps->ack_delayed)
+		return;
+	ps->ack_sent = ps->rcv_seq;
+	ps->ack_pending = false;
+	ps->ack_delayed = false;
+	bh->seq = htonl(ps->ack_sent);
+	bh->len = htonl(PSTRIPE_LEN_ACK);
+	sf->alen = sizeof(*bh);
+	sf->aoff = 0;
+	blk->sf_end += sizeof(*bh);
+}
+
 /* Copy one block of the caller's data to a subflow with room for it. */
 int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 {
@@ -385,7 +424,7 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	struct pstripe_blk *blk;
 	int best, err;
 
-	pstripe_push_all(ps);
+	pstripe_push(ps, false);
 	if (!ps->nlive)
 		return -ECONNRESET;
 	blen = min_t(size_t, left, PSTRIPE_BLK_MAX);
@@ -415,6 +454,7 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes + blk->size);
 	WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt + 1);
 	pstripe_sf_give(ps, best, blk);
+	pstripe_ack_ride(ps, best, blk);
 	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
 		pstripe_rr_advance(ps, best);
 	err = pstripe_sf_push(ps->sf[best]);
@@ -422,10 +462,29 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 		WRITE_ONCE(ps->snd_pending, true);
 	else if (err)
 		pstripe_sf_kill(ps, best, err);	/* the block waits for another */
-	/* Stale checks run while blocks are unacknowledged. */
-	if (!delayed_work_pending(&ps->work))
-		pstripe_kick(ps);
+	/*
+	 * Stale checks run while blocks are unacknowledged, the first a
+	 * quarter of a stale timeout from now: a work run per message would
+	 * cost small messages a hop to a kworker and back (bench/psock_rr.sh).
+	 */
+	pstripe_schedule(ps, max_t(unsigned long,
+				   pstripe_stale_jiffies(ps_sk(ps)) / 4, 1));
 	return got;
+}
+
+/*
+ * Must the work read the acknowledgments that came in now, or may they
+ * wait for the reader or the next stale check?  Now when a writer may be
+ * waiting for room (or poll() for POLLOUT), when the end of our stream is
+ * queued (the subflows' FINs wait for its acknowledgment) and for an
+ * orphaned socket; a reader that takes the data takes them on its way.
+ * Lockless: from the subflows' data callback.
+ */
+bool pstripe_acks_urgent(struct pstripe_sock *ps)
+{
+	return READ_ONCE(ps->rtx_cnt) &&
+	       (READ_ONCE(ps->fin_queued) || READ_ONCE(ps->bg_close) ||
+		!pstripe_rtx_room(ps, PSTRIPE_BLK_MAX));
 }
 
 int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
@@ -444,13 +503,23 @@ int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
 	return r ? r : -EAGAIN;
 }
 
-/* Acknowledge what was delivered before the reader sleeps or returns. */
+/*
+ * Before the reader sleeps or returns: what was delivered is acknowledged
+ * within PSTRIPE_ACK_DELAY, by the next block we send (pstripe_ack_ride())
+ * or alone, as TCP delays its ACKs.  At once when it is due already: 8
+ * blocks (PSTRIPE_ACK_EVERY, so a peer never waits for room), the end of
+ * the stream, a subflow lost.
+ */
 void pstripe_ack_now(struct pstripe_sock *ps)
 {
 	if (ps->fallback || ps_sk(ps)->sk_state != TCP_ESTABLISHED)
 		return;
-	if (ps->rcv_seq != ps->ack_sent)
-		ps->ack_pending = true;
+	if (ps->rcv_seq != ps->ack_sent && !ps->ack_pending &&
+	    !ps->ack_delayed) {
+		ps->ack_delayed = true;
+		ps->ack_due = jiffies + PSTRIPE_ACK_DELAY;
+		pstripe_schedule_by(ps, PSTRIPE_ACK_DELAY);
+	}
 	if (ps->ack_pending)
 		pstripe_push_all(ps);
 }

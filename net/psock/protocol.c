@@ -34,10 +34,10 @@
  * Memory
  * ------
  * Blocks kept for resending are bounded by the send buffer and the window
- * (PSTRIPE_WIN_BLKS, and the bytes the peer offered in its hello).  Received blocks the socket holds
- * itself (reorder queue, blocks being copied into it) are charged to its
- * sk_rmem_alloc, bounded by sk_rcvbuf (at least pstripe_rcv_win()); a peer
- * that goes past it is reset.
+ * (PSTRIPE_WIN_BLKS, and the bytes the peer offered in its hello).
+ * Received blocks the socket holds itself (reorder queue, blocks being
+ * copied into it) are charged to its sk_rmem_alloc, bounded by sk_rcvbuf
+ * (at least pstripe_rcv_win()); a peer that goes past it is reset.
  *
  * Lock order
  * ----------
@@ -143,6 +143,21 @@ void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay)
 {
 	sock_hold(ps_sk(ps));
 	if (!queue_delayed_work(pstripe_wq, &ps->work, delay))
+		__sock_put(ps_sk(ps));
+}
+
+/*
+ * Run the work within @delay: sooner than a run already queued for later
+ * (mod_delayed_work()), else as queued.  Lockless, as pstripe_kick().
+ */
+void pstripe_schedule_by(struct pstripe_sock *ps, unsigned long delay)
+{
+	if (delayed_work_pending(&ps->work) &&
+	    time_before_eq(READ_ONCE(ps->work.timer.expires), jiffies + delay))
+		return;
+	sock_hold(ps_sk(ps));
+	/* mod_delayed_work() is false when it queued an idle work. */
+	if (mod_delayed_work(pstripe_wq, &ps->work, delay))
 		__sock_put(ps_sk(ps));
 }
 
@@ -765,7 +780,7 @@ static bool pstripe_close_bg(struct pstripe_sock *ps)
 		ps->close_rst = true;
 		return false;
 	}
-	ps->bg_close = true;
+	WRITE_ONCE(ps->bg_close, true);
 	ps->bg_una = ps->snd_una;
 	ps->bg_deadline = jiffies + pstripe_bg_budget(sk);
 	sock_orphan(sk);

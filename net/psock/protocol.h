@@ -107,6 +107,8 @@ struct pstripe_addr {
 #define PSTRIPE_RCV_WIN		(PSTRIPE_WIN_BYTES + PSTRIPE_RCV_OVERHEAD)
 /* The receiver acknowledges at least every this many blocks. */
 #define PSTRIPE_ACK_EVERY	8
+/* ... and what it delivered within this time (as TCP's delayed ACK). */
+#define PSTRIPE_ACK_DELAY	(HZ / 25)
 
 /**
  * struct pstripe_blk - a block kept until the peer acknowledges it (in
@@ -319,6 +321,9 @@ struct pstripe_sf_opts {
  * @fin_queued: the end-of-stream block is in @rtx (or was acknowledged)
  * @ack_sent: last acknowledgment sent
  * @ack_pending: an acknowledgment waits for a subflow
+ * @ack_delayed: an acknowledgment is owed, to go with our next block or
+ *	alone at @ack_due (pstripe_ack_now())
+ * @ack_due: see @ack_delayed
  * @ooo: blocks received ahead of @rcv_seq (struct pstripe_blk); they and
  *	the subflows' @pull blocks are charged to sk_rmem_alloc
  * @ooo_cnt: blocks in @ooo
@@ -391,6 +396,8 @@ struct pstripe_sock {
 	bool			fin_queued;
 	u32			ack_sent;
 	bool			ack_pending;
+	bool			ack_delayed;
+	unsigned long		ack_due;
 	struct list_head	ooo;
 	u32			ooo_cnt;
 	u32			rcv_off;
@@ -529,6 +536,7 @@ unsigned long pstripe_join_jiffies(const struct sock *sk);
 void pstripe_wake(struct sock *sk);
 void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay);
 void pstripe_kick(struct pstripe_sock *ps);
+void pstripe_schedule_by(struct pstripe_sock *ps, unsigned long delay);
 unsigned long pstripe_stale_jiffies(const struct sock *sk);
 
 /* subflow.c */
@@ -570,6 +578,7 @@ void pstripe_push_all(struct pstripe_sock *ps);
 void pstripe_queue_fin(struct pstripe_sock *ps);
 void pstripe_sf_probe(struct pstripe_sock *ps, int i);
 bool pstripe_last_acks(struct pstripe_sock *ps);
+bool pstripe_acks_urgent(struct pstripe_sock *ps);
 void pstripe_free_blocks(struct pstripe_sock *ps);
 int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg);
 int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg);

@@ -40,7 +40,7 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 		if (ev == PSTRIPE_EV_STATE ||
 		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
 		    (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)) ||
-		    (ev == PSTRIPE_EV_DATA && (READ_ONCE(ps->rtx_cnt) ||
+		    (ev == PSTRIPE_EV_DATA && (pstripe_acks_urgent(ps) ||
 					       READ_ONCE(ps->late_hello))))
 			pstripe_kick(ps);
 	}
