@@ -48,3 +48,27 @@ spread() {
 	fi
 	printf '%.1f [%.1f-%.1f]\n' "$1" "$2" "$3"
 }
+
+# run KEY CMD...: one run of CMD (which prints the figure) recorded under
+# KEY, or FAILED when CMD fails.
+run() {
+	local k=$1 m
+	shift
+	if m=$("$@"); then
+		record "$k" "$m"
+	else
+		echo "$(basename "$0"): $k failed" >&2
+		record "$k" FAILED
+	fi
+}
+
+# listening NETNS PORT: wait (5 s at most) until a TCP socket listens on
+# PORT in NETNS.
+listening() {
+	local i
+	for i in $(seq 50); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}

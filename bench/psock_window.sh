@@ -62,41 +62,27 @@ setup() {
 
 # xfer PROTO [CLIENT_ARGS...]: prints Mbit/s, or fails.
 xfer() {
-	local proto=$1 spid out i
+	local proto=$1 spid out
 	shift
 	PORT=$((PORT + 1))
 	ip netns exec $B timeout 600 $X -l $PORT -p "$proto" 2>/dev/null &
 	spid=$!
-	for i in $(seq 50); do
-		ip netns exec $B ss -Hltn "sport = :$PORT" | grep -q . && break
-		sleep 0.1
-	done
+	listening $B $PORT
 	out=$(ip netns exec $A timeout 600 $X -p "$proto" -s $SIZE "$@" \
 		10.74.1.2 $PORT) || { wait $spid; return 1; }
 	wait $spid || return 1
 	echo "$out" | awk '{ printf "%.2f\n", $2 * 8 / $1 / 1e6 }'
 }
 
-# measure KEY PROTO [CLIENT_ARGS...]: one run, recorded.
-measure() {
-	local k=$1 m
-	shift
-	if m=$(xfer "$@"); then
-		record "$k" "$m"
-	else
-		echo "psock_window: $k failed" >&2
-		record "$k" FAILED
-	fi
-}
 
 setup || { echo "psock_window: set-up failed" >&2; exit 1; }
 
 start=$(date +%s)
 for r in $(seq "$REPS"); do
-	measure tcp tcp
-	measure psock16 psock -n 4
+	run tcp xfer tcp
+	run psock16 xfer psock -n 4
 	rmem $B "$SMALL"
-	measure psock4 psock -n 4
+	run psock4 xfer psock -n 4
 	rmem $B "$BIG"
 	echo "# run $r of $REPS done after $(($(date +%s) - start)) s"
 done

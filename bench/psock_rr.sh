@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Small messages on one connection: COUNT exchanges of a 1 KiB request and
+# a 1 KiB answer (psock_rr), PSOCK with 1, 2 and 4 subflows against TCP,
+# on a veth pair without delay (the cost of each transport's own work per
+# message, not of a path), with TCP's defaults and with TCP_NODELAY on
+# both ends (it reaches every PSOCK subflow).  Exchanges per second,
+# median [min-max] of BENCH_REPS interleaved runs (lib.sh), and the ratio
+# of the medians to TCP with the same TCP_NODELAY, in the same VM run.
+# BENCH_SIZE replaces the number of exchanges per run (default 2000).
+#
+#   psrr-a  veth-a 10.75.1.1 ======== 10.75.1.2 veth-b  psrr-b
+#
+# With BENCH_OUT set, the figures also go to $BENCH_OUT/psock_rr.dat.
+
+cd "$(dirname "$0")" || exit 1
+. ./lib.sh
+A=psrr-a
+B=psrr-b
+X=./psock_rr
+COUNT=${BENCH_SIZE:-2000}
+PORT=7600
+COUNTS="1 2 4"
+
+cleanup() {
+	ip netns del $A 2>/dev/null
+	ip netns del $B 2>/dev/null
+	rm -f "$RESULTS"
+}
+trap cleanup EXIT
+
+setup() {
+	ip netns add $A && ip netns add $B &&
+	ip link add veth-a netns $A type veth peer name veth-b netns $B &&
+	ip -n $A addr add 10.75.1.1/24 dev veth-a &&
+	ip -n $B addr add 10.75.1.2/24 dev veth-b &&
+	ip -n $A link set veth-a up && ip -n $B link set veth-b up &&
+	ip -n $A link set lo up && ip -n $B link set lo up
+}
+
+# rr PROTO NODELAY(-D or "") [CLIENT_ARGS...]: exchanges per second.
+rr() {
+	local proto=$1 nd=$2 spid out
+	shift 2
+	PORT=$((PORT + 1))
+	ip netns exec $B timeout 300 $X -l $PORT -p "$proto" $nd &
+	spid=$!
+	listening $B $PORT
+	out=$(ip netns exec $A timeout 300 $X -p "$proto" $nd -c "$COUNT" \
+		"$@" 10.75.1.2 $PORT) || { wait $spid; return 1; }
+	wait $spid || return 1
+	echo "$out" | awk '{ printf "%.1f\n", $2 / $1 }'
+}
+
+setup || { echo "psock_rr: set-up failed" >&2; exit 1; }
+
+start=$(date +%s)
+for r in $(seq "$REPS"); do
+	for nd in "" -D; do
+		run "tcp$nd" rr tcp "$nd"
+		for n in $COUNTS; do
+			run "psock$n$nd" rr psock "$nd" -n "$n"
+		done
+	done
+	echo "# run $r of $REPS done after $(($(date +%s) - start)) s"
+done
+
+rc=0
+grep -q ' FAILED$' "$RESULTS" && rc=1
+dat=/dev/null
+[ -n "$BENCH_OUT" ] && dat=$BENCH_OUT/psock_rr.dat
+ratio() {
+	echo "$1 $2" | awk '$1 == "FAILED" || $NF == "FAILED" { print "-"; exit }
+		{ printf "%.2f", $1 / $5 }'
+}
+{
+	echo "# runs $REPS"
+	echo "# nodelay transport n exchanges_per_s_median min max"
+} > "$dat"
+echo "$COUNT exchanges of 1 KiB each way on one connection, veth without delay;"
+echo "exchanges/s, median [min-max] of $REPS interleaved runs; ratio to TCP with the same option"
+printf '%-14s %-10s %-24s %s\n' option transport "exchanges/s" "/ TCP"
+for nd in "" -D; do
+	opt=default
+	[ -n "$nd" ] && opt=TCP_NODELAY
+	tcp=$(stat "tcp$nd")
+	printf '%-14s %-10s %-24s %s\n' $opt TCP "$(spread "$tcp")" 1.00
+	echo "$tcp" | awk -v o=$opt '$1 != "FAILED" { print o, "tcp", 1, $1, $2, $3 }' >> "$dat"
+	for n in $COUNTS; do
+		st=$(stat "psock$n$nd")
+		printf '%-14s %-10s %-24s %s\n' "" "PSOCK n=$n" "$(spread "$st")" \
+			"$(ratio "$st" "$tcp")"
+		echo "$st" | awk -v o=$opt -v n="$n" '$1 != "FAILED" { print o, "psock", n, $1, $2, $3 }' >> "$dat"
+	done
+done
+echo "($(wc -l < "$RESULTS") runs of $COUNT exchanges, $REPS runs, in $(($(date +%s) - start)) s)"
+exit $rc
