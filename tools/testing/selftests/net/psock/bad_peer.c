@@ -9,12 +9,11 @@
  * kernel log, kmemleak and the socket counts) or hang (timeouts).
  */
 #include <assert.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <time.h>
 
+#include "cg_lib.h"
 #include "psock_lib.h"
 #include "kselftest_harness.h"
 
@@ -116,6 +115,26 @@ static int raw_client(int port, uint64_t *token)
 	}
 	*token = h.token;
 	return fd;
+}
+
+/*
+ * A raw one-subflow client of listener @lfd on @port: its socket in *@fd,
+ * the server's end (accepted) returned; -1 on a failure.
+ */
+static int raw_client1(int lfd, int port, int *fd)
+{
+	struct hello c;
+	uint64_t token;
+
+	*fd = raw_client(port, &token);
+	if (*fd < 0)
+		return -1;
+	hello_init(&c, T_CHELLO);
+	c.n = 1;
+	c.token = token;
+	if (send(*fd, &c, sizeof(c), 0) != sizeof(c))
+		return -1;
+	return accept(lfd, NULL, NULL);
 }
 
 /* Nothing may reach accept() within the hello timeout and some. */
@@ -281,18 +300,10 @@ static void bad_block(struct __test_metadata *_metadata, int lfd, int port,
 		      uint32_t seq, uint32_t len)
 {
 	uint32_t hdr[2] = { htonl(seq), htonl(len) };
-	struct hello c;
-	uint64_t token;
 	char buf[64];
 	int fd, a;
 
-	fd = raw_client(port, &token);
-	ASSERT_LE(0, fd);
-	hello_init(&c, T_CHELLO);
-	c.n = 1;
-	c.token = token;
-	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
-	a = accept(lfd, NULL, NULL);
+	a = raw_client1(lfd, port, &fd);
 	ASSERT_LE(0, a);
 	ASSERT_EQ((ssize_t)sizeof(hdr), send(fd, hdr, sizeof(hdr), 0));
 	memset(buf, 'x', sizeof(buf));
@@ -334,18 +345,10 @@ TEST_F(srv, ack_of_blocks_never_sent)
 TEST_F(srv, block_cut_by_fin)
 {
 	uint32_t hdr[2] = { htonl(0), htonl(1000) };
-	struct hello c;
-	uint64_t token;
 	char buf[64];
 	int fd, a;
 
-	fd = raw_client(self->port, &token);
-	ASSERT_LE(0, fd);
-	hello_init(&c, T_CHELLO);
-	c.n = 1;
-	c.token = token;
-	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
-	a = accept(self->lfd, NULL, NULL);
+	a = raw_client1(self->lfd, self->port, &fd);
 	ASSERT_LE(0, a);
 	ASSERT_EQ((ssize_t)sizeof(hdr), send(fd, hdr, sizeof(hdr), 0));
 	ASSERT_EQ(10, send(fd, "0123456789", 10, 0));
@@ -370,18 +373,10 @@ TEST_F(srv, rdhup_waits_for_earlier_blocks)
 {
 	uint32_t fin[2] = { htonl(1), htonl(LEN_FIN) };
 	struct pollfd p = { .events = POLLIN | POLLRDHUP };
-	struct hello c;
-	uint64_t token;
 	char buf[200];
 	int fd, a, i;
 
-	fd = raw_client(self->port, &token);
-	ASSERT_LE(0, fd);
-	hello_init(&c, T_CHELLO);
-	c.n = 1;
-	c.token = token;
-	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
-	a = accept(self->lfd, NULL, NULL);
+	a = raw_client1(self->lfd, self->port, &fd);
 	ASSERT_LE(0, a);
 	p.fd = a;
 	ASSERT_EQ((ssize_t)sizeof(fin), send(fd, fin, sizeof(fin), 0));
@@ -418,19 +413,11 @@ TEST_F_TIMEOUT(srv, reorder_queue_bounded, 120)
 	socklen_t wlen = sizeof(struct psock_window);
 	struct psock_window w;
 	uint32_t seq, n;
-	struct hello c;
-	uint64_t token;
 	char buf[64];
 	pid_t pid;
 	int fd, a;
 
-	fd = raw_client(self->port, &token);
-	ASSERT_LE(0, fd);
-	hello_init(&c, T_CHELLO);
-	c.n = 1;
-	c.token = token;
-	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
-	a = accept(self->lfd, NULL, NULL);
+	a = raw_client1(self->lfd, self->port, &fd);
 	ASSERT_LE(0, a);
 	ASSERT_EQ(0, getsockopt(a, SOL_PSOCK, PSOCK_WINDOW, &w, &wlen));
 	n = w.rcv_wnd / sizeof(payload) + 64;
@@ -511,67 +498,6 @@ static int recv_blk(int fd, char c, size_t len)
 	return 0;
 }
 
-#define CG_ROOT		"/sys/fs/cgroup"
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, strlen(s)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
-/* memory.current of cgroup @dir, in bytes; -1 when unreadable. */
-static long long cg_current(const char *dir)
-{
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/memory.current", dir);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
-/*
- * A memory cgroup of the test's own, joined: 0, 1 when cgroup v2 has no
- * memory controller here, -1 on an error.
- */
-static int cg_join(char *dir, size_t len)
-{
-	char buf[256] = "";
-	FILE *f = fopen(CG_ROOT "/cgroup.controllers", "r");
-	int ok;
-
-	ok = f && fgets(buf, sizeof(buf), f) && strstr(buf, "memory");
-	if (f)
-		fclose(f);
-	if (!ok)
-		return 1;
-	write_str(CG_ROOT "/cgroup.subtree_control", "+memory");
-	snprintf(dir, len, CG_ROOT "/psock_memcg_%d", getpid());
-	if (mkdir(dir, 0755))
-		return -1;
-	snprintf(buf, sizeof(buf), "%s/cgroup.procs", dir);
-	return write_str(buf, "0") ? -1 : 0;
-}
-
-static void cg_leave(const char *dir)
-{
-	write_str(CG_ROOT "/cgroup.procs", "0");
-	rmdir(dir);
-}
-
 #define CG_BLOCKS	200
 
 /*
@@ -586,24 +512,16 @@ TEST_F_TIMEOUT(srv, reorder_blocks_charged_to_memcg, 120)
 	const long long want = CG_BLOCKS * 16384LL;
 	long long before, delta = 0;
 	int fd, a, lfd, port, i, r;
-	struct hello c;
-	uint64_t token;
 	char dir[128];
 	pid_t pid;
 
-	r = cg_join(dir, sizeof(dir));
+	r = cg_join("psock_memcg", dir, sizeof(dir));
 	if (r == 1)
 		SKIP(return, "no cgroup v2 memory controller");
 	ASSERT_EQ(0, r);
 	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
 	ASSERT_LE(0, lfd);
-	fd = raw_client(port, &token);
-	ASSERT_LE(0, fd);
-	hello_init(&c, T_CHELLO);
-	c.n = 1;
-	c.token = token;
-	ASSERT_EQ((ssize_t)sizeof(c), send(fd, &c, sizeof(c), 0));
-	a = accept(lfd, NULL, NULL);
+	a = raw_client1(lfd, port, &fd);
 	ASSERT_LE(0, a);
 	before = cg_current(dir);
 	ASSERT_LT(0, before);

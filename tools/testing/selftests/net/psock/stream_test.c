@@ -703,12 +703,38 @@ TEST_F_TIMEOUT(pair, close_delivers_queued_data, 120)
  * plus the 8 blocks of the acknowledgment lag) before send() says
  * EAGAIN, as n TCP sockets of the psock library would.
  */
+/*
+ * Send @chunk-byte pieces without blocking until the socket is full (EAGAIN
+ * three times in a row, 50 ms apart): the bytes taken, or -1 on an error.
+ */
+static ssize_t fill(int fd, const char *buf, size_t chunk)
+{
+	ssize_t sent = 0;
+	int tries;
+
+	for (tries = 0; tries < 3; ) {
+		ssize_t r = send(fd, buf, chunk, MSG_DONTWAIT);
+
+		if (r > 0) {
+			sent += r;
+			tries = 0;
+			continue;
+		}
+		if (errno != EAGAIN)
+			return -1;
+		tries++;
+		usleep(50000);
+	}
+	return sent;
+}
+
 TEST_F_TIMEOUT(pair, send_buffer_per_subflow, 120)
 {
 	const size_t chunk = 16384, lag = 8 * 16384;
 	struct psock_info_buf b;
 	size_t sent = 0, got = 0;
-	int fd, c, per, tries;
+	int fd, c, per;
+	ssize_t filled;
 	socklen_t len;
 	char *buf;
 
@@ -728,19 +754,9 @@ TEST_F_TIMEOUT(pair, send_buffer_per_subflow, 120)
 	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &per, &len));
 	ASSERT_EQ(65536, per);		/* doubled, as TCP */
 
-	/* Fill: EAGAIN three times in a row, 50 ms apart, is full. */
-	for (tries = 0; tries < 3; ) {
-		ssize_t r = send(fd, buf, chunk, MSG_DONTWAIT);
-
-		if (r > 0) {
-			sent += r;
-			tries = 0;
-			continue;
-		}
-		ASSERT_EQ(EAGAIN, errno);
-		tries++;
-		usleep(50000);
-	}
+	filled = fill(fd, buf, chunk);
+	ASSERT_LT(0, filled);
+	sent = filled;
 	TH_LOG("%zu bytes taken, subflow send buffers %d", sent, per);
 	EXPECT_LT((size_t)2 * per, sent);
 	EXPECT_GE((size_t)4 * per + lag, sent);
@@ -929,7 +945,8 @@ TEST_F_TIMEOUT(pair, window_negotiated, 120)
 TEST_F_TIMEOUT(pair, window_lets_more_in_flight, 120)
 {
 	const size_t chunk = 16384;
-	int c, a, tries, rcv = 5 << 20, snd = 16 << 20;
+	int c, a, rcv = 5 << 20, snd = 16 << 20;
+	ssize_t filled;
 	size_t sent = 0, got = 0;
 	struct psock_window w;
 	char *buf;
@@ -946,19 +963,9 @@ TEST_F_TIMEOUT(pair, window_lets_more_in_flight, 120)
 	ASSERT_EQ(0, lo_connect(c, variant->family, self->port));
 	a = accept(self->lfd, NULL, NULL);
 	ASSERT_LE(0, a);
-	/* Fill: EAGAIN three times in a row, 50 ms apart, is full. */
-	for (tries = 0; tries < 3; ) {
-		ssize_t r = send(c, buf, chunk, MSG_DONTWAIT);
-
-		if (r > 0) {
-			sent += r;
-			tries = 0;
-			continue;
-		}
-		ASSERT_EQ(EAGAIN, errno);
-		tries++;
-		usleep(50000);
-	}
+	filled = fill(c, buf, chunk);
+	ASSERT_LT(0, filled);
+	sent = filled;
 	TH_LOG("%zu bytes taken", sent);
 	EXPECT_LT((size_t)6 << 20, sent);
 	ASSERT_EQ(0, get_window(c, &w));
