@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 #include <linux/psock.h>
 
-#define SIZE_MAX_RR	(1 << 20)
+#define SIZE_MAX_RR	(1024 * 1024)
 
 static char buf[SIZE_MAX_RR];
 
@@ -58,7 +58,7 @@ static int serve(int proto, int port, int nd)
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons(port) };
 	int l = socket(AF_INET, SOCK_STREAM, proto), one = 1, c, r;
-	uint32_t size;
+	unsigned int size;
 
 	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one,
 				sizeof(one)) ||
@@ -93,7 +93,7 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static int client(int proto, int streams, uint32_t size, long count,
+static int client(int proto, int streams, unsigned int size, long count,
 		  int nd, const char *host, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
@@ -138,7 +138,7 @@ static int client(int proto, int streams, uint32_t size, long count,
 int main(int argc, char **argv)
 {
 	int proto = IPPROTO_TCP, streams = 1, port = -1, nd = 0, o;
-	uint32_t size = 1024;
+	unsigned int size = 1024;
 	long count = 1000;
 
 	while ((o = getopt(argc, argv, "l:p:n:s:c:D")) != -1) {
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (size < sizeof(uint32_t) || size > SIZE_MAX_RR || count < 1)
+	if (size < sizeof(size) || size > SIZE_MAX_RR || count < 1)
 		return 2;
 	if (port >= 0)
 		return serve(proto, port, nd);
