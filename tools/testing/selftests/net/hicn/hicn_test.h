@@ -238,16 +238,17 @@ static inline long long ht_wait_stat(const char *key, long long want,
 }
 
 /*
- * 1 once thread @tid of this process sleeps (state S in
- * /proc/self/task/TID/stat), waiting up to @timeout_ms; else 0.
+ * 1 once thread @tid of process @pid sleeps interruptibly (state S in
+ * /proc/PID/task/TID/stat: blocked in a call such as recv(), not merely
+ * descheduled), waiting up to @timeout_ms; else 0.
  */
-static inline int ht_wait_sleeping(pid_t tid, int timeout_ms)
+static inline int ht_wait_task_sleeping(pid_t pid, pid_t tid, int timeout_ms)
 {
 	double end = ht_ms() + timeout_ms;
 	char path[64], buf[512], *p;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
 	for (;;) {
 		f = fopen(path, "r");
 		if (!f)
@@ -261,6 +262,12 @@ static inline int ht_wait_sleeping(pid_t tid, int timeout_ms)
 			return 0;
 		sched_yield();
 	}
+}
+
+/* ht_wait_task_sleeping() for thread @tid of this process. */
+static inline int ht_wait_sleeping(pid_t tid, int timeout_ms)
+{
+	return ht_wait_task_sleeping(getpid(), tid, timeout_ms);
 }
 
 /* Compare two buffers; the offset of the first difference, or -1. */
