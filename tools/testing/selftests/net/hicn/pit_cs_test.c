@@ -13,12 +13,16 @@
  *   interest (version discovery), the other segments are cache hits.
  * - net.hicn.cs_max_entries=0 flushes the CS (cs_entries, cs_bytes 0) and
  *   disables it.
+ * - net.hicn.cs_mem_max caps the CS's bytes; the least recently used
+ *   entry is evicted first.
+ * - HICN_WINDOW bounds the interests a consumer has in flight.
  * - net.hicn.pit_max caps the PIT; refused interests count in pit_drops.
  * - PIT entries expire with their lifetime, not before (pit_expired).
  *
  * Tests wait for the counters they need (ht_wait_stat()), never sleep.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +37,7 @@
 #define OBJ_SIZE	(1024U * 1024)
 #define NSEG		((OBJ_SIZE + HICN_PACKET_SIZE_DEFAULT - 1) / HICN_PACKET_SIZE_DEFAULT)
 #define NCONS		8
+#define SMALL_SIZE	100	/* one segment */
 /*
  * An interest lifetime far above the transfers of these tests (about a
  * second under TCG, a few on the debug kernel): a consumer that had to
@@ -63,6 +68,14 @@ FIXTURE_TEARDOWN(tab)
 {
 	close(self->prod);
 	free(self->src);
+}
+
+/* 1 once @fd is readable (poll() POLLIN), waiting up to WAIT_MS. */
+static int poll1_in(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, WAIT_MS) == 1 && (p.revents & POLLIN);
 }
 
 /* Fetch @addr version @ver into a fresh buffer; compares it to @want. */
@@ -336,6 +349,113 @@ TEST_F(tab, pit_entries_expire)
 	EXPECT_LE(990, dt) TH_LOG("expired after %.0f ms", dt);
 	EXPECT_EQ(0, ht_stat("pit_entries"));
 	close(c);
+}
+
+/*
+ * cs_mem_max caps the bytes the CS holds: a 1 MiB fetch into a 256 KiB
+ * CS keeps at most 256 KiB and evicts the rest; the fetch is whole.
+ */
+TEST_F_TIMEOUT(tab, cs_mem_max_enforced, 120)
+{
+	const long long max = 256 << 10;
+	struct hicn_info c;
+	long long entries;
+
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_mem_max"), "262144"));
+	EXPECT_EQ(max, sysctl_get(HT_SYSCTL("cs_mem_max")));
+	ASSERT_EQ(OBJ_SIZE, ht_publish(self->prod, HT_NAME, self->src, OBJ_SIZE, 0));
+	ASSERT_EQ(0, fetch_check(HT_NAME, 1, self->src, OBJ_SIZE, &c));
+	entries = ht_stat("cs_entries");
+	EXPECT_LT(0, entries);
+	EXPECT_GT(NSEG, entries);
+	EXPECT_GE(max, ht_stat("cs_bytes"));
+	/* At least what a full segment's share of the cap leaves out. */
+	EXPECT_LE(NSEG - max / HICN_PACKET_SIZE_DEFAULT, ht_stat("cs_evictions"));
+	EXPECT_EQ(NSEG - entries, ht_stat("cs_evictions"));
+}
+
+/* Fetch version 1 of the small object @addr; its cache hits, or -1. */
+static long long small_fetch(const char *addr, const unsigned char *want)
+{
+	struct hicn_info hi;
+
+	if (fetch_check(addr, 1, want, SMALL_SIZE, &hi))
+		return -1;
+	return hi.hi_cache_hits;
+}
+
+/*
+ * The CS evicts the least recently used entry, not the oldest: with room
+ * for 4 one-segment objects, reading 1 again after 1..4 makes 2 the one
+ * that 5 evicts.
+ */
+TEST_F_TIMEOUT(tab, cs_evicts_least_recently_used, 120)
+{
+	static const char *const names[] = {
+		"b001:a:b:c::11", "b001:a:b:c::12", "b001:a:b:c::13",
+		"b001:a:b:c::14", "b001:a:b:c::15",
+	};
+	unsigned int i;
+
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "4"));
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		ASSERT_EQ(SMALL_SIZE, ht_publish(self->prod, names[i], self->src,
+						 SMALL_SIZE, 0));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, small_fetch(names[i], self->src));
+	EXPECT_EQ(4, ht_stat("cs_entries"));
+	EXPECT_EQ(0, ht_stat("cs_evictions"));
+	/* 1 is used again: 2 is now the least recently used. */
+	EXPECT_EQ(1, small_fetch(names[0], self->src));
+	EXPECT_EQ(0, small_fetch(names[4], self->src));
+	EXPECT_EQ(1, ht_stat("cs_evictions"));
+	/* 1, 3, 4 and 5 are cached; 2 is not. */
+	EXPECT_EQ(1, small_fetch(names[0], self->src));
+	EXPECT_EQ(1, small_fetch(names[2], self->src));
+	EXPECT_EQ(1, small_fetch(names[3], self->src));
+	EXPECT_EQ(1, small_fetch(names[4], self->src));
+	EXPECT_EQ(1, ht_stat("cs_evictions"));
+	EXPECT_EQ(0, small_fetch(names[1], self->src));
+	EXPECT_EQ(2, ht_stat("cs_evictions"));
+}
+
+/*
+ * HICN_WINDOW bounds the interests in flight, counted where they arrive:
+ * a stream consumer that reads nothing has sent exactly WINDOW interests
+ * (the first segment, then the window), and each segment it reads lets
+ * exactly one more go.  The CS is off, so each reaches the producer.
+ */
+TEST_F_TIMEOUT(tab, window_bounds_interests_in_flight, 120)
+{
+	static const int windows[] = { 1, 4, 16 };
+	struct hicn_info p0, p1;
+	unsigned char buf[HICN_PACKET_SIZE_DEFAULT];
+	unsigned int i;
+	int c;
+
+	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "0"));
+	ASSERT_EQ(OBJ_SIZE, ht_publish(self->prod, HT_NAME, self->src, OBJ_SIZE, 0));
+	for (i = 0; i < ARRAY_SIZE(windows); i++) {
+		c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+		ASSERT_LE(0, c);
+		ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, LONG_LIFETIME_MS));
+		ASSERT_EQ(0, ht_setint(c, HICN_WINDOW, windows[i]));
+		ASSERT_EQ(0, ht_info(self->prod, &p0));
+		ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+		EXPECT_EQ(1, poll1_in(c));
+		ASSERT_EQ(0, ht_info(self->prod, &p1));
+		EXPECT_EQ(windows[i], p1.hi_interests_received -
+				      p0.hi_interests_received)
+			TH_LOG("window %d", windows[i]);
+		/* One segment read: one more interest. */
+		ASSERT_EQ(sizeof(buf), recv(c, buf, sizeof(buf), MSG_WAITALL));
+		EXPECT_EQ(0, memcmp(buf, self->src, sizeof(buf)));
+		ASSERT_EQ(0, ht_info(self->prod, &p1));
+		EXPECT_EQ(windows[i] + 1, p1.hi_interests_received -
+					  p0.hi_interests_received)
+			TH_LOG("window %d", windows[i]);
+		close(c);
+	}
 }
 
 TEST_HARNESS_MAIN
