@@ -106,11 +106,12 @@ static void hicn_cs_free(struct list_head *list)
  * @hn: the namespace's AF_HICN state
  * @key: an exact name
  * @d: filled on a hit, with a reference on d->obj for the caller
+ * @again: a second look for an interest already counted in cs_misses
  *
  * Return: true on a hit.
  */
 bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
-		    struct hicn_data *d)
+		    struct hicn_data *d, bool again)
 {
 	struct hicn_cs_entry *e, *found = NULL;
 	LIST_HEAD(list);
@@ -131,7 +132,7 @@ bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
 		*d = found->d;
 		hicn_obj_get(d->obj);
 		hn->stats.cs_hits++;
-	} else {
+	} else if (!again) {
 		hn->stats.cs_misses++;
 	}
 	spin_unlock_bh(&hn->cs_lock);

@@ -38,7 +38,7 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 	int err;
 
 	atomic64_inc(&hn->stats.interests);
-	if (key->kind == HICN_I_EXACT && hicn_cs_lookup(hn, key, &d)) {
+	if (key->kind == HICN_I_EXACT && hicn_cs_lookup(hn, key, &d, false)) {
 		d.flags |= HICN_DATA_FROM_CS;
 		face->ops->data(face, &d);
 		hicn_obj_put(d.obj);
@@ -51,6 +51,22 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 		return -ENETUNREACH;
 	}
 	err = hicn_pit_insert(hn, key, face, lifetime, &forward);
+	/*
+	 * The data may have passed between the CS lookup and the PIT
+	 * insertion (cached, then handed to the entry that was there): the
+	 * new entry would send a second interest for it to the producer.
+	 * Data is cached before the PIT is searched, so a second look at
+	 * the CS after the insertion finds it; it goes to every face the
+	 * entry holds by now.
+	 */
+	if (!err && forward && key->kind == HICN_I_EXACT &&
+	    hicn_cs_lookup(hn, key, &d, true)) {
+		d.ikey = *key;
+		d.flags |= HICN_DATA_FROM_CS;
+		hicn_pit_satisfy(hn, &d);
+		hicn_obj_put(d.obj);
+		forward = false;
+	}
 	if (!err && forward)
 		out->ops->interest(out, key, lifetime);
 	hicn_face_put(out);

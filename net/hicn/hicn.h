@@ -622,7 +622,7 @@ void hicn_pit_flush(struct hicn_net *hn);
 
 /* cs.c */
 bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
-		    struct hicn_data *d);
+		    struct hicn_data *d, bool again);
 void hicn_cs_insert(struct hicn_net *hn, const struct hicn_data *d);
 bool hicn_cs_gc(struct hicn_net *hn);
 void hicn_cs_flush(struct hicn_net *hn);

@@ -23,6 +23,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <netinet/in.h>
 
@@ -425,6 +428,148 @@ TEST_F(full, blocks_until_expiry)
 	EXPECT_EQ(FULL_LEN, ht_publish(self->prod, HT_NAME2, self->buf, FULL_LEN, 0))
 		TH_LOG("sendto: %s", strerror(errno));
 	EXPECT_LE(250, ht_ms() - t0);
+}
+
+/*
+ * A producer blocked for send-buffer room (the "full" producer with a
+ * 3 s expiry): a signal whose handler has no SA_RESTART ends the wait
+ * with EINTR; with SA_RESTART the call goes back to sleep and publishes
+ * once the first version expires; a non-blocking producer has no POLLOUT
+ * while the buffer is full, and POLLOUT again when it expires.  The
+ * signal comes once the publisher sleeps in sendto() (state S), not
+ * after a guessed delay.
+ */
+#define HELD_EXPIRY_MS	3000
+#define HELD_WAIT_MS	20000
+
+FIXTURE(held)
+{
+	int prod;
+	char *buf;
+};
+
+FIXTURE_SETUP(held)
+{
+	int sb = 64 << 10;
+
+	ASSERT_EQ(0, ht_enter_netns());
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	self->buf = calloc(1, FULL_LEN);
+	ASSERT_NE(NULL, self->buf);
+	ASSERT_EQ(0, setsockopt(self->prod, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb)));
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, HELD_EXPIRY_MS));
+	ASSERT_EQ(FULL_LEN, ht_publish(self->prod, HT_NAME, self->buf, FULL_LEN, 0))
+		TH_LOG("sendto: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(held)
+{
+	close(self->prod);
+	free(self->buf);
+}
+
+static int held_signals;
+
+static void on_held_signal(int sig)
+{
+	(void)sig;
+	__atomic_add_fetch(&held_signals, 1, __ATOMIC_RELAXED);
+}
+
+/* Signal thread @tid once it sleeps; again whether it sleeps after. */
+struct kicker {
+	pthread_t target;
+	pid_t tid;
+	int restart;
+	int slept;
+	int slept_again;
+};
+
+static void *kick_sleeper(void *arg)
+{
+	struct kicker *k = arg;
+
+	k->slept = ht_wait_sleeping(k->tid, HELD_WAIT_MS);
+	if (!k->slept)
+		return NULL;
+	pthread_kill(k->target, SIGUSR1);
+	if (!k->restart)
+		return NULL;
+	while (!__atomic_load_n(&held_signals, __ATOMIC_RELAXED))
+		sched_yield();
+	/* Restarted (SA_RESTART): asleep in sendto() again. */
+	k->slept_again = ht_wait_sleeping(k->tid, HELD_WAIT_MS);
+	return NULL;
+}
+
+static void held_publish(struct __test_metadata *_metadata, int prod,
+			 char *buf, int flags, ssize_t *ret, int *err,
+			 struct kicker *k)
+{
+	struct sigaction sa = { .sa_handler = on_held_signal, .sa_flags = flags };
+	pthread_t th;
+
+	held_signals = 0;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	k->target = pthread_self();
+	k->tid = syscall(SYS_gettid);
+	ASSERT_EQ(0, pthread_create(&th, NULL, kick_sleeper, k));
+	*ret = ht_publish(prod, HT_NAME2, buf, FULL_LEN, 0);
+	*err = errno;
+	pthread_join(th, NULL);
+}
+
+TEST_F_TIMEOUT(held, blocked_sendto_eintr, 120)
+{
+	struct kicker k = { 0 };
+	struct hicn_info hi;
+	ssize_t ret;
+	int err;
+
+	held_publish(_metadata, self->prod, self->buf, 0, &ret, &err, &k);
+	EXPECT_EQ(1, k.slept);
+	EXPECT_EQ(1, held_signals);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EINTR, err) TH_LOG("sendto: %s", strerror(err));
+	/* Nothing published by the interrupted call. */
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(1, hi.hi_objects);
+}
+
+TEST_F_TIMEOUT(held, blocked_sendto_sa_restart, 120)
+{
+	struct kicker k = { .restart = 1 };
+	struct hicn_info hi;
+	ssize_t ret;
+	int err;
+
+	held_publish(_metadata, self->prod, self->buf, SA_RESTART, &ret, &err,
+		     &k);
+	EXPECT_EQ(1, k.slept);
+	EXPECT_EQ(1, held_signals);
+	EXPECT_EQ(1, k.slept_again);
+	EXPECT_EQ(FULL_LEN, ret) TH_LOG("sendto: %s", strerror(err));
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(2, hi.hi_objects);
+	EXPECT_EQ(1, hi.hi_versions);	/* the first one expired */
+}
+
+TEST_F_TIMEOUT(held, pollout_clears_and_returns, 120)
+{
+	struct pollfd pfd = { .fd = self->prod, .events = POLLOUT };
+
+	ASSERT_EQ(0, fcntl(self->prod, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, ht_publish(self->prod, HT_NAME2, self->buf, FULL_LEN, 0));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("revents %#x", pfd.revents);
+	/* The first version expires: POLLOUT, and room. */
+	ASSERT_EQ(1, poll(&pfd, 1, HELD_WAIT_MS));
+	EXPECT_EQ(POLLOUT, pfd.revents & POLLOUT);
+	EXPECT_EQ(FULL_LEN, ht_publish(self->prod, HT_NAME2, self->buf, FULL_LEN, 0))
+		TH_LOG("sendto: %s", strerror(errno));
+	/* Full again: no POLLOUT. */
+	EXPECT_EQ(0, poll(&pfd, 1, 0)) TH_LOG("revents %#x", pfd.revents);
 }
 
 TEST_F(e, enobufs_prod_mem_max)

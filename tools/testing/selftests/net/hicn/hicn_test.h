@@ -218,6 +218,58 @@ static inline void ht_sleep_ms(int ms)
 	usleep(ms * 1000);
 }
 
+/*
+ * Wait until the counter @key of /proc/net/hicn_stat is at least @want,
+ * polling, for up to @timeout_ms: its last value (-1 if it is missing).
+ * A test synchronises on the event it needs, never on a sleep.
+ */
+static inline long long ht_wait_stat(const char *key, long long want,
+				     int timeout_ms)
+{
+	double end = ht_ms() + timeout_ms;
+	long long v;
+
+	for (;;) {
+		v = ht_stat(key);
+		if (v >= want || ht_ms() > end)
+			return v;
+		usleep(1000);
+	}
+}
+
+/*
+ * 1 once thread @tid of process @pid sleeps interruptibly (state S in
+ * /proc/PID/task/TID/stat: blocked in a call such as recv(), not merely
+ * descheduled), waiting up to @timeout_ms; else 0.
+ */
+static inline int ht_wait_task_sleeping(pid_t pid, pid_t tid, int timeout_ms)
+{
+	double end = ht_ms() + timeout_ms;
+	char path[64], buf[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	for (;;) {
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		p = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		p = p ? strrchr(buf, ')') : NULL;
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return 1;
+		if (ht_ms() > end)
+			return 0;
+		sched_yield();
+	}
+}
+
+/* ht_wait_task_sleeping() for thread @tid of this process. */
+static inline int ht_wait_sleeping(pid_t tid, int timeout_ms)
+{
+	return ht_wait_task_sleeping(getpid(), tid, timeout_ms);
+}
+
 /* Compare two buffers; the offset of the first difference, or -1. */
 static inline long ht_diff(const void *a, const void *b, size_t len)
 {

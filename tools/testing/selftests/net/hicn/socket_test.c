@@ -261,10 +261,17 @@ TEST(bad_protocols_give_eprotonosupport)
 	}
 }
 
+/*
+ * The number published in sysfs is the one the kernel registered:
+ * socket() makes AF_HICN sockets with it, and they say so (SO_DOMAIN,
+ * getsockname(), a bind() with that sin_family); hicn_family() reads it.
+ */
 TEST(family_number_is_published)
 {
+	struct sockaddr_hicn a;
 	FILE *f = fopen(HICN_FAMILY_PARAM, "r");
-	int family = -1;
+	int family = -1, fd, dom = -1;
+	socklen_t len = sizeof(dom);
 
 	ASSERT_NE(NULL, f);
 	ASSERT_EQ(1, fscanf(f, "%d", &family));
@@ -272,6 +279,23 @@ TEST(family_number_is_published)
 	EXPECT_LT(0, family);
 	EXPECT_GT(46, family);
 	EXPECT_EQ(family, hicn_family());
+
+	fd = socket(family, SOCK_CONS, CONS_REL);
+	ASSERT_LE(0, fd) TH_LOG("socket(%d, SOCK_CONS): %s", family,
+				strerror(errno));
+	ASSERT_EQ(0, getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &len));
+	EXPECT_EQ(family, dom);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = family;
+	a.sin_prefix = 64;
+	a.sin_addr.s6_addr[0] = 0xb0;
+	EXPECT_EQ(0, bind(fd, (struct sockaddr *)&a, sizeof(a)))
+		TH_LOG("bind: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	len = sizeof(a);
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&a, &len));
+	EXPECT_EQ(family, a.sin_family);
+	close(fd);
 }
 
 TEST(sockaddr_layout)

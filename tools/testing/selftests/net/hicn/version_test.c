@@ -26,6 +26,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
@@ -252,23 +253,41 @@ TEST_F(ver, content_expiry)
 	close(c);
 }
 
-/* Expiry 0 keeps a version until the socket closes. */
-TEST_F(ver, expiry_zero_keeps)
+/*
+ * Expiry 0 keeps a version until the socket closes: still there past the
+ * default expiry (60 s), which a socket that took 0 for "the default"
+ * would have dropped.
+ */
+TEST_F_TIMEOUT(ver, expiry_zero_keeps, HICN_CONTENT_EXPIRY_DEFAULT / 1000 + 60)
 {
+	struct hicn_info hi;
 	__u32 got = 0;
 
 	ASSERT_EQ(0, ht_setint(self->prod, HICN_CONTENT_EXPIRY, 0));
 	EXPECT_EQ(0, ht_getint(self->prod, HICN_CONTENT_EXPIRY));
 	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
-	ht_sleep_ms(300);
+	/* Time passing is what is tested: no event to wait for. */
+	ht_sleep_ms(HICN_CONTENT_EXPIRY_DEFAULT + 2000);
+	ASSERT_EQ(0, ht_info(self->prod, &hi));
+	EXPECT_EQ(1, hi.hi_versions);
 	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 1, &got)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(1, got);
 }
 
+/* How long a test waits for an event that should come at once. */
+#define WAIT_MS		20000
+
+/*
+ * Publish @version once thread @waiter sleeps in recv() (and @delay_ms
+ * later): the fetch cannot have been answered by what existed before.
+ * @slept tells whether it was seen asleep.
+ */
 struct later {
 	int prod;
+	pid_t waiter;
 	int delay_ms;
 	int version;
+	int slept;
 	int result;
 };
 
@@ -276,6 +295,7 @@ static void *publish_later(void *arg)
 {
 	struct later *l = arg;
 
+	l->slept = ht_wait_sleeping(l->waiter, WAIT_MS);
 	ht_sleep_ms(l->delay_ms);
 	l->result = publish_v(l->prod, HT_NAME, l->version);
 	return NULL;
@@ -284,30 +304,29 @@ static void *publish_later(void *arg)
 /* A version above the newest waits until it is published. */
 TEST_F(ver, future_version_waits)
 {
-	struct later l = { .prod = self->prod, .delay_ms = 300, .version = 2 };
+	struct later l = { .prod = self->prod, .waiter = syscall(SYS_gettid),
+			   .version = 2 };
 	pthread_t t;
 	__u32 got = 0;
-	double t0;
 
 	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
 	ASSERT_EQ(0, pthread_create(&t, NULL, publish_later, &l));
-	t0 = ht_ms();
 	ASSERT_EQ(0, fetch_v(CONS_REL, HT_NAME, 2, &got)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(2, got);
-	EXPECT_LE(250, ht_ms() - t0);
 	pthread_join(t, NULL);
+	/* It waited: asleep in recv() before version 2 existed. */
+	EXPECT_EQ(1, l.slept);
 	EXPECT_EQ(2, l.result);
 }
 
 /* A subscriber blocks until another process publishes the next version. */
 TEST_F(ver, subscribe_blocks_until_published_by_process)
 {
-	int c = ht_consumer(CONS_REL, HT_NAME, 0), status, i;
+	int c = ht_consumer(CONS_REL, HT_NAME, 0), status, i, go[2];
 	struct sockaddr_hicn from;
 	socklen_t fromlen;
-	char buf[8192], want[4096];
-	double t0, waited;
-	pid_t pid;
+	char buf[8192], want[4096], x = 0;
+	pid_t pid, parent = getpid();
 	ssize_t n;
 
 	ASSERT_LE(0, c);
@@ -316,32 +335,39 @@ TEST_F(ver, subscribe_blocks_until_published_by_process)
 	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
 	EXPECT_EQ(1, ht_getint(c, HICN_SUBSCRIBE));
 
+	ASSERT_EQ(0, pipe(go));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
-		/* Versions 2 and 3, 400 ms apart, from another process. */
-		ht_sleep_ms(400);
-		if (publish_v(self->prod, HT_NAME, 2) != 2)
-			_exit(1);
-		ht_sleep_ms(400);
-		if (publish_v(self->prod, HT_NAME, 3) != 3)
-			_exit(2);
+		/*
+		 * Versions 2 and 3 from another process, each once the
+		 * parent, having said it is going to recvfrom(), sleeps in
+		 * it (exit status 3 if it was never seen asleep).
+		 */
+		close(go[1]);
+		for (i = 2; i <= 3; i++) {
+			if (read(go[0], &x, 1) != 1)
+				_exit(1);
+			if (!ht_wait_task_sleeping(parent, parent, WAIT_MS))
+				_exit(3);
+			if (publish_v(self->prod, HT_NAME, i) != i)
+				_exit(2);
+		}
 		_exit(0);
 	}
+	close(go[0]);
 
 	for (i = 2; i <= 3; i++) {
-		t0 = ht_ms();
+		ASSERT_EQ(1, write(go[1], &x, 1));
 		fromlen = sizeof(from);
 		n = recvfrom(c, buf, sizeof(buf), 0, (struct sockaddr *)&from,
 			     &fromlen);
-		waited = ht_ms() - t0;
-
+		/* Not the version that existed: the next one, when it came. */
 		ASSERT_EQ((ssize_t)payload(want, i), n) TH_LOG("v%d: %s", i, strerror(errno));
 		EXPECT_EQ(0, memcmp(buf, want, n));
 		EXPECT_EQ(i, from.sin_suffix);
-		/* Not the version that existed: the next one, when it came. */
-		EXPECT_LE(300, waited) TH_LOG("v%d after %.0f ms", i, waited);
 	}
+	close(go[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
@@ -351,7 +377,8 @@ TEST_F(ver, subscribe_blocks_until_published_by_process)
 /* No ETIMEDOUT while a subscription waits longer than many lifetimes. */
 TEST_F(ver, subscribe_outlives_interest_lifetime)
 {
-	struct later l = { .prod = self->prod, .delay_ms = 800, .version = 2 };
+	struct later l = { .prod = self->prod, .waiter = syscall(SYS_gettid),
+			   .delay_ms = 800, .version = 2 };
 	int c = short_consumer(100);
 	char buf[8192], want[4096];
 	pthread_t t;
