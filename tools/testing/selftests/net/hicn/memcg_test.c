@@ -22,25 +22,12 @@
 #include <sys/stat.h>
 #include <netinet/in.h>
 
+#include "cg_lib.h"
 #include "hicn_test.h"
 #include "kselftest_harness.h"
 
-#define CG_ROOT		"/sys/fs/cgroup"
 #define NVERSIONS	4096
 #define NCONS		800
-
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, strlen(s)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
 
 /* Bytes of slab charged to the cgroup @dir, after a stats flush. */
 static long long cg_slab(const char *dir)
@@ -73,31 +60,19 @@ FIXTURE(cg)
 /* A memory cgroup of our own, which this test process joins. */
 FIXTURE_SETUP(cg)
 {
-	char buf[256] = "";
-	FILE *f = fopen(CG_ROOT "/cgroup.controllers", "r");
+	int r = cg_join("hicn_memcg", self->dir, sizeof(self->dir));
 
-	if (!f || !fgets(buf, sizeof(buf), f) || !strstr(buf, "memory")) {
-		if (f)
-			fclose(f);
+	if (r == 1)
 		SKIP(return, "no cgroup v2 memory controller");
-	}
-	fclose(f);
-	write_str(CG_ROOT "/cgroup.subtree_control", "+memory");
-	snprintf(self->dir, sizeof(self->dir), CG_ROOT "/hicn_memcg_%d",
-		 getpid());
-	ASSERT_EQ(0, mkdir(self->dir, 0755));
-	snprintf(buf, sizeof(buf), "%s/cgroup.procs", self->dir);
-	ASSERT_EQ(0, write_str(buf, "0"));
+	ASSERT_EQ(0, r);
 	self->joined = 1;
 	ASSERT_EQ(0, ht_enter_netns());
 }
 
 FIXTURE_TEARDOWN(cg)
 {
-	if (self->joined) {
-		write_str(CG_ROOT "/cgroup.procs", "0");
-		rmdir(self->dir);
-	}
+	if (self->joined)
+		cg_leave(self->dir);
 }
 
 /* Empty versions: only their descriptors are charged. */
