@@ -36,6 +36,15 @@ struct conn {
 };
 
 static struct end srv_end[65536];	/* by the client's port */
+
+/* Where each echo thread is, for the report of one that never finished. */
+struct live {
+	int	fd;
+	int	phase;		/* 1 recv, 2 send, 3 shutdown and close */
+	long	in, out;	/* bytes received and echoed */
+};
+
+static struct live srv_live[65536];	/* by the client's port */
 static pthread_mutex_t srv_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int info_of(int fd, struct end *e)
@@ -71,12 +80,20 @@ static void *echo_main(void *arg)
 	char *buf = echo_buf;
 	struct end e = { 0 };
 
+	struct live *l = port > 0 ? &srv_live[port] : &(struct live){ 0 };
+
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	info_of(fd, &e);
+	l->fd = fd;
 	for (;;) {
-		ssize_t r = recv(fd, buf, sizeof(echo_buf), 0), off = 0;
+		ssize_t r, off = 0;
 
+		l->phase = 1;
+		r = recv(fd, buf, sizeof(echo_buf), 0);
+		l->phase = 2;
+		if (r > 0)
+			l->in += r;
 		if (r <= 0) {
 			err = r ? errno : 0;
 			break;
@@ -89,8 +106,10 @@ static void *echo_main(void *arg)
 				goto out;
 			}
 			off += w;
+			l->out += w;
 		}
 	}
+	l->phase = 3;
 	if (!err && shutdown(fd, SHUT_WR))
 		err = errno;
 out:
@@ -103,6 +122,38 @@ out:
 		pthread_mutex_unlock(&srv_lock);
 	}
 	return NULL;
+}
+
+/* An echo that never finished: where it stands, and its subflows. */
+static void report_live(int port)
+{
+	struct live *l = &srv_live[port];
+	struct psock_info_buf b;
+	int i;
+
+	fprintf(stderr, "#   server echo: phase %d, %ld in, %ld out\n",
+		l->phase, l->in, l->out);
+	if (!l->phase || l->phase == 3 || psock_info(l->fd, &b))
+		return;
+	fprintf(stderr, "#   flags %#x streams %u\n", b.h.flags, b.h.stream_cnt);
+	for (i = 0; i < (int)b.h.stream_cnt && i < PSOCK_STREAM_CNT_LIMIT; i++)
+		fprintf(stderr, "#   sf %u state %u sent %llu received %llu ports %u-%u\n",
+			b.sf[i].index, b.sf[i].state,
+			(unsigned long long)b.sf[i].bytes_sent,
+			(unsigned long long)b.sf[i].bytes_received,
+			b.sf[i].local_port, b.sf[i].remote_port);
+}
+
+/* The namespace's PSOCK counters, after a failure. */
+static void report_counters(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/net/psock", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		fprintf(stderr, "#   %s", line);
+	if (f)
+		fclose(f);
 }
 
 struct server {
@@ -208,6 +259,7 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 	}
 	memset(c, 0, sizeof(c));
 	memset(srv_end, 0, sizeof(srv_end));
+	memset(srv_live, 0, sizeof(srv_live));
 	lfd = socket(family, SOCK_STREAM, IPPROTO_PSOCK);
 	ASSERT_LE(0, lfd);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -258,6 +310,8 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 				se ? se->streams : 0,
 				se && se->flags & PSOCK_INFO_FALLBACK ?
 				" fallback" : "");
+			if (se && !se->done)
+				report_live(c[i].cport);
 			bad++;
 		}
 		if (ce.flags & PSOCK_INFO_FALLBACK)
@@ -266,6 +320,8 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 	}
 	fprintf(stderr, "# %d connections, %d bad, %d fell back to TCP\n",
 		n, bad, fallbacks);
+	if (bad)
+		report_counters();
 	EXPECT_EQ(0, bad);
 }
 
