@@ -154,6 +154,7 @@ static void hicn_cons_abort(struct hicn_sock *hs)
 	}
 	memset(&c->first_slot, 0, sizeof(c->first_slot));
 	c->state = HICN_F_IDLE;
+	c->scanning = false;
 	c->gen++;
 	c->fetch++;
 }
@@ -286,6 +287,7 @@ static void hicn_cons_face_data(struct hicn_face *face,
 			c->base_off = 0;
 			c->next_req = 1;
 			c->scan_at = jiffies + c->lifetime;
+			c->scanning = false;
 			slot = &c->ring[0];
 		}
 	} else if (c->state == HICN_F_DATA && d->key.kind == HICN_I_EXACT &&
@@ -343,6 +345,72 @@ const struct hicn_face_ops hicn_cons_face_ops = {
 };
 
 /*
+ * The window's timeouts (hicn_cons.lock held): true with @key when a slot
+ * is to be resent.  A pass over the window starts at @scan_at and may be
+ * spread over several calls, each resend returning and the next call
+ * going on after it (@scan_seg), so that a pass examines each slot once
+ * however many it resends (hicn_stat cons_scan_steps).
+ */
+static bool hicn_cons_scan(struct hicn_sock *hs, struct hicn_key *key,
+			   bool *retx, bool *wake)
+{
+	struct hicn_cons *c = &hs->cons;
+	bool rel = hs->sk.sk_protocol == CONS_REL;
+	unsigned long now = jiffies, due;
+	struct hicn_slot *slot;
+	u32 steps = 0;
+	bool send = false;
+
+	lockdep_assert_held(&c->lock);
+	if (!c->scanning) {
+		if (time_before(now, c->scan_at))
+			return false;
+		c->scanning = true;
+		c->scan_seg = c->base;
+		c->scan_next = now + c->lifetime;
+	}
+	c->scan_seg = max(c->scan_seg, c->base);
+	for (; c->scan_seg < c->next_req; c->scan_seg++) {
+		steps++;
+		slot = &c->ring[c->scan_seg % c->ring_size];
+		if (slot->state != HICN_SLOT_PENDING)
+			continue;
+		due = slot->sent + c->lifetime;
+		if (time_before(now, due)) {
+			if (time_before(due, c->scan_next))
+				c->scan_next = due;
+			continue;
+		}
+		hicn_count(&hs->info.hi_timeouts, 1);
+		hicn_cons_exact(c, c->scan_seg, key);
+		if (rel && slot->tries < c->retx_limit) {
+			slot->tries++;
+			slot->sent = now;
+			*retx = true;
+			c->scan_seg++;
+			send = true;
+			goto out;
+		}
+		if (rel) {
+			hicn_cons_fail(hs, ETIMEDOUT);
+			*wake = true;
+			goto out;
+		}
+		hicn_pit_cancel(hicn_cons_net(hs), key, hs->face);
+		slot->state = HICN_SLOT_LOST;
+		c->lost++;
+		hicn_count(&hs->info.hi_lost, 1);
+		c->gen++;
+		*wake = true;
+	}
+	c->scanning = false;
+	c->scan_at = c->scan_next;
+out:
+	atomic64_add(steps, &hicn_cons_net(hs)->stats.cons_scan_steps);
+	return send;
+}
+
+/*
  * Pick the next interest to send (hicn_cons.lock held): a first segment
  * not sent yet or timed out, a window segment timed out, or the next
  * segment of the window.  Returns true with @key and @retx set.
@@ -353,7 +421,6 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 	struct hicn_cons *c = &hs->cons;
 	bool rel = hs->sk.sk_protocol == CONS_REL;
 	unsigned long now = jiffies;
-	unsigned long next_scan;
 	struct hicn_slot *slot;
 	u32 seg;
 
@@ -394,40 +461,10 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 	if (c->state != HICN_F_DATA)
 		return false;
 
-	if (!time_before(now, c->scan_at)) {
-		next_scan = now + c->lifetime;
-		for (seg = c->base; seg < c->next_req; seg++) {
-			slot = &c->ring[seg % c->ring_size];
-			if (slot->state != HICN_SLOT_PENDING)
-				continue;
-			if (time_before(now, slot->sent + c->lifetime)) {
-				if (time_before(slot->sent + c->lifetime,
-						next_scan))
-					next_scan = slot->sent + c->lifetime;
-				continue;
-			}
-			hicn_count(&hs->info.hi_timeouts, 1);
-			hicn_cons_exact(c, seg, key);
-			if (rel && slot->tries < c->retx_limit) {
-				slot->tries++;
-				slot->sent = now;
-				*retx = true;
-				return true;	/* scan_at stays: rescan */
-			}
-			if (rel) {
-				hicn_cons_fail(hs, ETIMEDOUT);
-				*wake = true;
-				return false;
-			}
-			hicn_pit_cancel(hicn_cons_net(hs), key, hs->face);
-			slot->state = HICN_SLOT_LOST;
-			c->lost++;
-			hicn_count(&hs->info.hi_lost, 1);
-			c->gen++;
-			*wake = true;
-		}
-		c->scan_at = next_scan;
-	}
+	if (hicn_cons_scan(hs, key, retx, wake))
+		return true;
+	if (c->state != HICN_F_DATA)
+		return false;	/* the scan failed the fetch */
 	if (c->next_req < c->nsegs && c->next_req - c->base < c->ring_size &&
 	    hicn_cons_room(hs)) {
 		seg = c->next_req++;

@@ -216,6 +216,7 @@ struct hicn_fib_entry {
  * @prod_lookups: lookups of a name or a version in a producer's store
  * @prod_lookup_steps: names and versions those lookups compared
  * @prod_expiry_steps: versions and names the producers' expiry examined
+ * @cons_scan_steps: window slots the consumers' timeout scans examined
  */
 struct hicn_stats {
 	u64	pit_aggregated;
@@ -234,6 +235,7 @@ struct hicn_stats {
 	atomic64_t	prod_lookups;
 	atomic64_t	prod_lookup_steps;
 	atomic64_t	prod_expiry_steps;
+	atomic64_t	cons_scan_steps;
 };
 
 /**
@@ -386,6 +388,9 @@ enum hicn_fetch_state {
  * @lost: segments given up on in this object (CONS_UNREL)
  * @ring_size: slots in @ring
  * @scan_at: jiffies before which no window slot can time out
+ * @scan_seg: where the pass over the window that is @scanning goes on
+ * @scan_next: the earliest deadline that pass has seen, next @scan_at
+ * @scanning: a pass for timeouts is under way (hicn_cons_scan())
  * @gen: bumped at every change a reader may wait for
  * @fetch: bumped when a fetch starts or is given up: a reader that sees it
  *	change knows the object it was reading is gone
@@ -422,6 +427,9 @@ struct hicn_cons {
 	struct hicn_slot	*ring;
 	u32			ring_size;
 	unsigned long		scan_at;
+	unsigned long		scan_next;
+	u32			scan_seg;
+	bool			scanning;
 	u32			lost;
 	u32			gen;
 	u32			fetch;

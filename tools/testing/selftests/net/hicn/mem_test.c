@@ -27,6 +27,9 @@
  * - The content store's collector examines at most 1024 entries a run
  *   (hicn_stat cs_gc_runs, cs_gc_steps), and still sweeps the whole
  *   store: 8192 stale entries all go.
+ * - A consumer whose whole window times out examines each slot about
+ *   once per round of retransmissions (hicn_stat cons_scan_steps), not
+ *   once per slot resent.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -319,6 +322,66 @@ TEST_F(mem, rcvbuf_bounds_queued)
 	close(c);
 	free(src);
 	free(dst);
+}
+
+#define SCAN_WINDOW	HICN_WINDOW_MAX
+#define SCAN_LIFETIME	300
+
+/*
+ * A window of 4096 interests that all go unanswered: the producer that
+ * served segment 0 is gone, and the one that claimed the namespace after
+ * it holds the interests for a version it has not published.  Each round
+ * of retransmissions must examine the window once, not once per resend
+ * (4096 * 4096 / 2 slots under a lock that keeps bottom halves off).
+ */
+TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
+{
+	size_t len = (size_t)(SCAN_WINDOW + 8) * HICN_PACKET_SIZE_MIN;
+	int c, rcvbuf = 64 << 20;
+	long long s0, steps;
+	struct hicn_info hi;
+	char *obj, byte;
+	double end;
+
+	obj = calloc(1, len);
+	ASSERT_NE(NULL, obj);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_PACKET_SIZE,
+			       HICN_PACKET_SIZE_MIN));
+	ASSERT_EQ(len, ht_publish(self->prod, HT_NAME, obj, len, 0));
+	free(obj);
+	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, SCAN_LIFETIME));
+	ASSERT_EQ(0, ht_setint(c, HICN_RETX_LIMIT, 2));
+	ASSERT_EQ(0, ht_setint(c, HICN_WINDOW, SCAN_WINDOW));
+	/* Segment 0 only: no room for more until SO_RCVBUF grows. */
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUF, &(int){ 1 },
+				sizeof(int)));
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(1, recv(c, &byte, 1, 0));
+
+	close(self->prod);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+				sizeof(rcvbuf)));
+	/* The window fills; the new producer holds every interest. */
+	recv(c, &byte, 1, 0);
+	ASSERT_EQ(0, ht_info(c, &hi));
+	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_sent);
+
+	/* One round of retransmissions, by the consumer's own timer. */
+	s0 = ht_stat("cons_scan_steps");
+	end = ht_ms() + 30000;
+	while (!ht_info(c, &hi) && hi.hi_interests_retx < SCAN_WINDOW - 16 &&
+	       ht_ms() < end)
+		ht_sleep_ms(10);
+	steps = ht_stat("cons_scan_steps") - s0;
+	TH_LOG("%llu interests resent, %lld window slots examined",
+	       (unsigned long long)hi.hi_interests_retx, steps);
+	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_retx);
+	EXPECT_GE(8LL * SCAN_WINDOW, steps);
+	close(c);
 }
 
 #define CS_SEGS		8192
