@@ -24,7 +24,9 @@
  * the block being copied into it) are charged to its sk_rmem_alloc.  The
  * limit is sk_rcvbuf, never less than what a peer keeping to the window
  * we offered can make us hold (pstripe_rcv_win()): past it the peer is
- * broken, and -EPROTO resets the connection.
+ * broken, and -EPROTO resets the connection.  Below it, the pool of every
+ * socket's blocks may be full (pstripe_mem_ahead_ok()): -EAGAIN leaves
+ * the block in its subflow for now.
  */
 struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 				       u32 len)
@@ -37,6 +39,8 @@ struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 
 	if (atomic_read(&sk->sk_rmem_alloc) + size > limit)
 		return ERR_PTR(-EPROTO);
+	if (!pstripe_mem_ahead_ok(ps, size))
+		return ERR_PTR(-EAGAIN);
 	blk = pstripe_blk_alloc(ps, len);
 	if (!blk)
 		return ERR_PTR(-ENOMEM);

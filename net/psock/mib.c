@@ -3,7 +3,9 @@
  * /proc/net/psock: per-namespace counters of PSOCK connections, subflows
  * and blocks, in the two-line layout of /proc/net/netstat (a line of names
  * after "PsockExt:", then a line of values), so that scripts that read
- * netstat read it too.
+ * netstat read it too; then, in the same layout, "PsockMem:" (mem.c): the
+ * pages all PSOCK sockets' blocks hold, net.psock.mem, and how many times
+ * a block was left in its subflow for the pool being full.
  *
  * The counters are per-CPU (struct pstripe_mib, one per netns); they are
  * bumped with this_cpu_inc() from any context, and summed when read.
@@ -49,6 +51,7 @@ static int pstripe_mib_show(struct seq_file *seq, void *v)
 		seq_printf(seq, " %lu", sum);
 	}
 	seq_putc(seq, '\n');
+	pstripe_mem_show(seq);
 	return 0;
 }
 

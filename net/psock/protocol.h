@@ -132,6 +132,7 @@ struct pstripe_blk {
 	s8			copy;
 	bool			fin;
 	u32			sf_end;
+	u32			alloc;	/* bytes at @data (mem.c) */
 	u8			*data;
 };
 
@@ -592,6 +593,12 @@ static inline u32 pstripe_rcv_win(const struct pstripe_sock *ps)
 	return ps->rcv_wnd + PSTRIPE_RCV_OVERHEAD;
 }
 
+/*
+ * What a socket may hold ahead of the reader's turn whatever the pool of
+ * every PSOCK socket's blocks holds (mem.c, net.psock.mem): 16 blocks.
+ */
+#define PSTRIPE_RCV_SHARE	(256 * 1024)
+
 /* mem.c */
 int pstripe_mem_init(void);
 void pstripe_mem_exit(void);
@@ -601,6 +608,8 @@ struct mem_cgroup *pstripe_memcg_begin(const struct pstripe_sock *ps);
 void pstripe_memcg_end(struct mem_cgroup *old);
 struct pstripe_blk *pstripe_blk_alloc(struct pstripe_sock *ps, u32 size);
 void pstripe_blk_free(struct pstripe_blk *blk);
+bool pstripe_mem_ahead_ok(struct pstripe_sock *ps, u32 size);
+void pstripe_mem_show(struct seq_file *seq);
 
 struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 				       u32 len);

@@ -9,7 +9,9 @@
  * kernel log, kmemleak and the socket counts) or hang (timeouts).
  */
 #include <assert.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -550,6 +552,178 @@ TEST_F_TIMEOUT(srv, reorder_blocks_charged_to_memcg, 120)
 	close(fd);
 	close(lfd);
 	cg_leave(dir);
+}
+
+#define POOL_PAGES	1024	/* net.psock.mem for the flood: 4 MiB */
+#define POOL_SHARE	(256 * 1024)	/* PSTRIPE_RCV_SHARE */
+#define POOL_BLOCKS	64	/* blocks 1..64 per hostile connection */
+
+/* PsockMem of /proc/net/psock: pages and times throttled; 0 or -1. */
+static int pool_read(long *pages, long *throttled)
+{
+	char line[256];
+	long limit;
+	int found = -1;
+	FILE *f = fopen("/proc/net/psock", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "PsockMem: %ld %ld %ld", pages, &limit,
+			   throttled) == 3)
+			found = 0;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* Hostile peers: blocks 1..POOL_BLOCKS on each of @fds, never block 0. */
+static void pool_flood(const int *fds, int n)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	uint32_t seq;
+	int i;
+
+	for (i = 0; i < n; i++)
+		setsockopt(fds[i], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	for (seq = 1; seq <= POOL_BLOCKS; seq++)
+		for (i = 0; i < n; i++)
+			send_blk(fds[i], seq, 16376, 0, 16376);
+	_exit(0);
+}
+
+/* A legitimate PSOCK connection of 4 subflows beside the flood. */
+struct pool_legit {
+	pthread_t	cli, srv;
+	int		lfd, port;
+	int		cli_err, srv_err;
+};
+
+static void *pool_legit_cli(void *arg)
+{
+	struct pool_legit *l = arg;
+	int c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+
+	l->cli_err = -1;
+	if (c >= 0 && !psock_opts(c, 4, 4, -1) &&
+	    !lo_connect(c, AF_INET, l->port))
+		l->cli_err = duplex(c, 1, 8 << 20, 2, 8 << 20);
+	if (c >= 0)
+		close(c);
+	return NULL;
+}
+
+static void *pool_legit_srv(void *arg)
+{
+	struct pool_legit *l = arg;
+	int a = accept(l->lfd, NULL, NULL);
+
+	l->srv_err = a < 0 ? -1 : duplex(a, 2, 8 << 20, 1, 8 << 20);
+	if (a >= 0)
+		close(a);
+	return NULL;
+}
+
+/*
+ * 100 hostile connections (500 with LONG=1) each send blocks 1..64 of
+ * 16 KiB and never block 0, with net.psock.mem at 4 MiB: the blocks the
+ * server takes ahead of their turn stay within the pool and each
+ * connection's 256 KiB share, the rest stays in TCP's receive queues
+ * (bounded by TCP), and a legitimate 4-subflow connection beside them
+ * still moves 8 MiB each way intact.
+ */
+/* The pool's test starts in the initial netns, where its sysctl is. */
+FIXTURE(pool)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(pool)
+{
+	self->unused = 0;
+}
+
+FIXTURE_TEARDOWN(pool)
+{
+}
+
+TEST_F_TIMEOUT(pool, reorder_flood_bounded_by_pool, 600)
+{
+	int n = getenv("LONG") && *getenv("LONG") == '1' ? 500 : 100;
+	long pages, thr0, thr, max_pages = 0, slab0, slab_max;
+	int *fds, *acc, i, sys, lfd, port;
+	struct pool_legit legit = { 0 };
+	char old[64] = "", val[32];
+	ssize_t len;
+	pid_t pid;
+
+	/* The pool is global: its sysctl is in the initial netns, ours. */
+	sys = open("/proc/sys/net/psock/mem", O_RDWR);
+	ASSERT_LE(0, sys) TH_LOG("net.psock.mem: %s", strerror(errno));
+	len = pread(sys, old, sizeof(old) - 1, 0);
+	ASSERT_LT(0, len);
+	snprintf(val, sizeof(val), "%d\n", POOL_PAGES);
+	ASSERT_EQ((ssize_t)strlen(val), pwrite(sys, val, strlen(val), 0));
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, pool_read(&pages, &thr0));
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+
+	fds = calloc(n, sizeof(int));
+	acc = calloc(n, sizeof(int));
+	ASSERT_NE(NULL, fds);
+	ASSERT_NE(NULL, acc);
+	for (i = 0; i < n; i++) {
+		acc[i] = raw_client1(lfd, port, &fds[i]);
+		ASSERT_LE(0, acc[i]) TH_LOG("connection %d", i);
+	}
+	slab0 = meminfo_kb("Slab");
+	slab_max = slab0;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		pool_flood(fds, n);
+	legit.lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &legit.port);
+	ASSERT_LE(0, legit.lfd);
+	ASSERT_EQ(0, pthread_create(&legit.srv, NULL, pool_legit_srv, &legit));
+	ASSERT_EQ(0, pthread_create(&legit.cli, NULL, pool_legit_cli, &legit));
+	/* Each read finds block 0 missing and pulls what the pool allows. */
+	for (i = 0; i < 100 || waitpid(pid, NULL, WNOHANG) == 0; i++) {
+		char b;
+		int j;
+
+		for (j = 0; j < n; j++)
+			recv(acc[j], &b, 1, MSG_DONTWAIT);
+		ASSERT_EQ(0, pool_read(&pages, &thr));
+		if (pages > max_pages)
+			max_pages = pages;
+		if (meminfo_kb("Slab") > slab_max)
+			slab_max = meminfo_kb("Slab");
+		usleep(50000);
+	}
+	pthread_join(legit.cli, NULL);
+	pthread_join(legit.srv, NULL);
+	TH_LOG("%d connections: pool at most %ld pages (limit %d)",
+	       n, max_pages, POOL_PAGES);
+	TH_LOG("%ld blocks left in TCP, Slab +%ld kB", thr - thr0,
+	       slab_max - slab0);
+	EXPECT_GE(POOL_PAGES + n * (POOL_SHARE + 16384) / 4096 + 64,
+		  max_pages);
+	EXPECT_LT(0, thr - thr0);
+	EXPECT_EQ(0, legit.cli_err);
+	EXPECT_EQ(0, legit.srv_err);
+	/* Slab holds the blocks, and little else grows: not 1 MiB each. */
+	EXPECT_GE((POOL_PAGES * 4 + n * (POOL_SHARE + 16384) / 1024) * 3 / 2 +
+		  (8 << 10), slab_max - slab0);
+	for (i = 0; i < n; i++) {
+		close(acc[i]);
+		close(fds[i]);
+	}
+	close(legit.lfd);
+	close(lfd);
+	if (pwrite(sys, old, len, 0) != len)
+		TH_LOG("net.psock.mem not restored");
+	close(sys);
+	free(fds);
+	free(acc);
 }
 
 /*

@@ -222,17 +222,7 @@ static int server_socks(int port)
 
 static long slab_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return meminfo_kb("Slab");
 }
 
 /*

@@ -303,4 +303,23 @@ static inline int duplex(int fd, uint64_t tx_seed, size_t tx_len,
 	return err ? err : s.err;
 }
 
+/* A "@key: N kB" line of /proc/meminfo, in kB, or -1. */
+static inline long meminfo_kb(const char *key)
+{
+	char line[256], name[64];
+	long kb, found = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63[^:]: %ld kB", name, &kb) == 2 &&
+		    !strcmp(name, key)) {
+			found = kb;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
 #endif /* _PSOCK_LIB_H */
