@@ -120,6 +120,13 @@ void pstripe_established(struct pstripe_sock *ps)
 						  PSTRIPE_MIB_ACTIVE_OPENS);
 	ps->rcv_cur = -1;
 	ps->nlive = ps->nsf;
+	/* The connection's peer is the control subflow's, for good. */
+	if (ps->sf[0]) {
+		int len = kernel_getpeername(ps->sf[0]->sock,
+					     (struct sockaddr *)&ps->peer);
+
+		ps->peer_len = len > 0 ? len : 0;
+	}
 	pstripe_set_state(sk, TCP_ESTABLISHED);
 	pstripe_wake(sk);
 }

@@ -454,11 +454,15 @@ static int pstripe_getname(struct socket *sock, struct sockaddr *uaddr,
 	int err;
 
 	lock_sock(sk);
-	if (peer && sk->sk_state != TCP_ESTABLISHED) {
+	if (peer) {
+		/* As TCP: known from establishment until close(). */
 		err = -ENOTCONN;
+		if (ps->peer_len && sk->sk_state == TCP_ESTABLISHED) {
+			memcpy(uaddr, &ps->peer, ps->peer_len);
+			err = ps->peer_len;
+		}
 	} else if (ps->sf[0]) {
-		err = peer ? kernel_getpeername(ps->sf[0]->sock, uaddr) :
-			     kernel_getsockname(ps->sf[0]->sock, uaddr);
+		err = kernel_getsockname(ps->sf[0]->sock, uaddr);
 	} else {
 		release_sock(sk);
 #if IS_ENABLED(CONFIG_IPV6)

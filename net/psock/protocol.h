@@ -308,6 +308,9 @@ struct pstripe_sf_opts {
  * @accept_len: entries of @accept_q
  * @lnode: child: in its listener's @embryos or @accept_q
  * @csock: child: the struct socket it was created with, until accept()
+ * @peer: the peer's address, from the control subflow once established
+ *	(getpeername() answers it whatever becomes of that subflow)
+ * @peer_len: its length; 0 before
  * @joined: child: data subflows attached
  * @rtx: blocks sent and not yet acknowledged (struct pstripe_blk)
  * @rtx_bytes: bytes in @rtx
@@ -386,6 +389,11 @@ struct pstripe_sock {
 	int			accept_len;
 	struct list_head	lnode;
 	struct socket		*csock;
+	union {
+		struct sockaddr_in	v4;
+		struct sockaddr_in6	v6;
+	}			peer;
+	int			peer_len;
 	int			joined;
 	struct list_head	rtx;
 	u32			rtx_bytes;

@@ -500,6 +500,59 @@ static int recv_blk(int fd, char c, size_t len)
 	return 0;
 }
 
+/* Is subflow 0 of @fd gone or out of ESTABLISHED? */
+static int control_gone(int fd, struct psock_info_buf *b)
+{
+	unsigned int i;
+
+	if (psock_info(fd, b))
+		return 0;
+	for (i = 0; i < b->h.num && i < PSOCK_STREAM_CNT_LIMIT; i++)
+		if (b->sf[i].index == 0)
+			return b->sf[i].state != 1;
+	return 1;
+}
+
+/*
+ * getpeername() on a connection names the peer from establishment to
+ * close(), as TCP's does, also once the control subflow it came from is
+ * gone (reset by the peer); the data subflow carries the connection on.
+ */
+TEST_F(srv, peer_name_survives_control_subflow)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr_in want, got;
+	socklen_t len = sizeof(want);
+	struct psock_info_buf b;
+	int fds[2], a, i;
+
+	a = raw_client2(self->lfd, self->port, fds);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, getsockname(fds[0], (struct sockaddr *)&want, &len));
+	ASSERT_EQ(0, setsockopt(fds[0], SOL_SOCKET, SO_LINGER, &lg,
+				sizeof(lg)));
+	close(fds[0]);
+	/* The server sees the reset: subflow 0 is no more ESTABLISHED. */
+	for (i = 0; i < 500 && !control_gone(a, &b); i++) {
+		char c;
+
+		recv(a, &c, 1, MSG_DONTWAIT);
+		usleep(10000);
+	}
+	ASSERT_TRUE(control_gone(a, &b));
+	len = sizeof(got);
+	ASSERT_EQ(0, getpeername(a, (struct sockaddr *)&got, &len))
+		TH_LOG("getpeername: %s", strerror(errno));
+	EXPECT_EQ(sizeof(got), len);
+	EXPECT_EQ(want.sin_port, got.sin_port);
+	EXPECT_EQ(want.sin_addr.s_addr, got.sin_addr.s_addr);
+	/* And the connection goes on, on the data subflow. */
+	ASSERT_EQ(0, send_blk(fds[1], 0, 1000, 0, 1000));
+	ASSERT_EQ(0, recv_blk(a, 'A', 1000));
+	close(a);
+	close(fds[1]);
+}
+
 #define CG_BLOCKS	200
 
 /*
