@@ -45,6 +45,9 @@ struct live {
 };
 
 static struct live srv_live[65536];	/* by the client's port */
+
+/* Echo threads that could not name their peer: why, and their state. */
+static int peer_fail_cnt, peer_fail_errno, peer_fail_flags;
 static pthread_mutex_t srv_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int info_of(int fd, struct end *e)
@@ -81,6 +84,15 @@ static void *echo_main(void *arg)
 	struct end e = { 0 };
 
 	struct live *l = port > 0 ? &srv_live[port] : &(struct live){ 0 };
+
+	if (port <= 0) {
+		struct end f = { 0 };
+
+		peer_fail_errno = errno;
+		info_of(fd, &f);
+		peer_fail_flags = f.flags;
+		__atomic_add_fetch(&peer_fail_cnt, 1, __ATOMIC_RELAXED);
+	}
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -260,6 +272,7 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 	memset(c, 0, sizeof(c));
 	memset(srv_end, 0, sizeof(srv_end));
 	memset(srv_live, 0, sizeof(srv_live));
+	peer_fail_cnt = 0;
 	lfd = socket(family, SOCK_STREAM, IPPROTO_PSOCK);
 	ASSERT_LE(0, lfd);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -320,8 +333,21 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 	}
 	fprintf(stderr, "# %d connections, %d bad, %d fell back to TCP\n",
 		n, bad, fallbacks);
-	if (bad)
+	if (bad) {
 		report_counters();
+		fprintf(stderr, "#   %d echo threads without a peer name (last: %s, flags %#x)\n",
+			peer_fail_cnt, strerror(peer_fail_errno),
+			peer_fail_flags);
+		for (i = 0; i < 65536; i++) {
+			int j, known = 0;
+
+			for (j = 0; j < n && !known; j++)
+				known = c[j].cport == i;
+			if (srv_live[i].phase && !known)
+				fprintf(stderr, "#   echo of port %d: no such client\n",
+					i);
+		}
+	}
 	EXPECT_EQ(0, bad);
 }
 
