@@ -217,6 +217,8 @@ struct hicn_fib_entry {
  * @prod_lookup_steps: names and versions those lookups compared
  * @prod_expiry_steps: versions and names the producers' expiry examined
  * @cons_scan_steps: window slots the consumers' timeout scans examined
+ * @prod_held_steps: held interests compared to find one (a renewal) or
+ *	to make room for one
  */
 struct hicn_stats {
 	u64	pit_aggregated;
@@ -236,6 +238,7 @@ struct hicn_stats {
 	atomic64_t	prod_lookup_steps;
 	atomic64_t	prod_expiry_steps;
 	atomic64_t	cons_scan_steps;
+	atomic64_t	prod_held_steps;
 };
 
 /**
@@ -488,6 +491,7 @@ struct hicn_prod_user {
  */
 struct hicn_held {
 	struct list_head	node;
+	struct rhash_head	knode;
 	struct hicn_key		key;
 	unsigned long		expires;
 };
@@ -502,7 +506,9 @@ struct hicn_held {
  * @name_list: the same names (struct hicn_pname.all), for walks
  * @expiry: the versions that expire, soonest first (hicn_obj.exp_node)
  * @steps: names the running lookup compared (hicn_stat)
- * @held: interests waiting for content (struct hicn_held)
+ * @held: interests waiting for content (struct hicn_held), oldest first
+ * @held_keys: the same by their whole key (hicn_held.knode), so that an
+ *	interest renewed is found in a few comparisons
  * @nheld: length of @held
  * @nversions: versions held
  * @user: the socket owner's producer memory, from the first publication
@@ -522,6 +528,7 @@ struct hicn_prod {
 	struct rb_root_cached	expiry;
 	unsigned int		steps;
 	struct list_head	held;
+	struct rhashtable	held_keys;
 	unsigned int		nheld;
 	unsigned int		nversions;
 	struct hicn_prod_user	*user;

@@ -143,6 +143,8 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 		   atomic64_read(&st->prod_expiry_steps));
 	seq_printf(seq, "cons_scan_steps %lld\n",
 		   atomic64_read(&st->cons_scan_steps));
+	seq_printf(seq, "prod_held_steps %lld\n",
+		   atomic64_read(&st->prod_held_steps));
 	return 0;
 }
 

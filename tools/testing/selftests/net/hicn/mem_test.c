@@ -30,6 +30,8 @@
  * - A consumer whose whole window times out examines each slot about
  *   once per round of retransmissions (hicn_stat cons_scan_steps), not
  *   once per slot resent.
+ * - A producer finds an interest it holds among thousands by hash
+ *   (hicn_stat prod_held_steps), not by walking them all.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -329,49 +331,60 @@ TEST_F(mem, rcvbuf_bounds_queued)
 
 /*
  * A window of 4096 interests that all go unanswered: the producer that
- * served segment 0 is gone, and the one that claimed the namespace after
- * it holds the interests for a version it has not published.  Each round
- * of retransmissions must examine the window once, not once per resend
- * (4096 * 4096 / 2 slots under a lock that keeps bottom halves off).
+ * served segment 0 is gone (*@prod is closed), and the one that claimed
+ * the namespace after it (the new *@prod) holds the interests for a
+ * version it has not published.  The consumer, or -1.
  */
-TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
+static int held_window(int *prod)
 {
 	size_t len = (size_t)(SCAN_WINDOW + 8) * HICN_PACKET_SIZE_MIN;
 	int c, rcvbuf = 64 << 20;
-	long long s0, steps;
-	struct hicn_info hi;
 	char *obj, byte;
-	double end;
 
 	obj = calloc(1, len);
-	ASSERT_NE(NULL, obj);
-	ASSERT_EQ(0, ht_setint(self->prod, HICN_PACKET_SIZE,
-			       HICN_PACKET_SIZE_MIN));
-	ASSERT_EQ(len, ht_publish(self->prod, HT_NAME, obj, len, 0));
+	if (!obj || ht_setint(*prod, HICN_PACKET_SIZE, HICN_PACKET_SIZE_MIN) ||
+	    ht_publish(*prod, HT_NAME, obj, len, 0) != (ssize_t)len)
+		return -1;
 	free(obj);
 	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
-	ASSERT_LE(0, c);
-	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, SCAN_LIFETIME));
-	ASSERT_EQ(0, ht_setint(c, HICN_RETX_LIMIT, 2));
-	ASSERT_EQ(0, ht_setint(c, HICN_WINDOW, SCAN_WINDOW));
-	/* Segment 0 only: no room for more until SO_RCVBUF grows. */
-	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUF, &(int){ 1 },
-				sizeof(int)));
-	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
-	ASSERT_EQ(1, recv(c, &byte, 1, 0));
-
-	close(self->prod);
-	self->prod = ht_producer(PROD_REL);
-	ASSERT_LE(0, self->prod);
-	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-				sizeof(rcvbuf)));
+	if (c < 0 || ht_setint(c, HICN_INTEREST_LIFETIME, SCAN_LIFETIME) ||
+	    ht_setint(c, HICN_RETX_LIMIT, 2) ||
+	    ht_setint(c, HICN_WINDOW, SCAN_WINDOW))
+		return -1;
+	/* A few segments only: no room for more until SO_RCVBUF grows. */
+	if (setsockopt(c, SOL_SOCKET, SO_RCVBUF, &(int){ 1 }, sizeof(int)) ||
+	    ht_connect(c, HT_NAME, 0) || recv(c, &byte, 1, 0) != 1)
+		return -1;
+	close(*prod);
+	*prod = ht_producer(PROD_REL);
+	if (*prod < 0 || setsockopt(c, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+				    sizeof(rcvbuf)))
+		return -1;
 	/* The window fills; the new producer holds every interest. */
 	recv(c, &byte, 1, 0);
+	return c;
+}
+
+/*
+ * Each round of retransmissions of that window must examine it once, not
+ * once per resend (4096 * 4096 / 2 slots under a lock that keeps bottom
+ * halves off).
+ */
+TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
+{
+	long long s0, steps;
+	struct hicn_info hi;
+	double end;
+	int c;
+
+	c = held_window(&self->prod);
+	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_info(c, &hi));
 	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_sent);
 
 	/* One round of retransmissions, by the consumer's own timer. */
 	s0 = ht_stat("cons_scan_steps");
+	ASSERT_LE(0, s0);
 	end = ht_ms() + 30000;
 	while (!ht_info(c, &hi) && hi.hi_interests_retx < SCAN_WINDOW - 16 &&
 	       ht_ms() < end)
@@ -380,7 +393,37 @@ TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
 	TH_LOG("%llu interests resent, %lld window slots examined",
 	       (unsigned long long)hi.hi_interests_retx, steps);
 	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_retx);
+	EXPECT_LE(SCAN_WINDOW, steps);	/* counted: each slot at least once */
 	EXPECT_GE(8LL * SCAN_WINDOW, steps);
+	close(c);
+}
+
+/*
+ * The producer holding those 4096 interests finds each new one, and each
+ * renewal by retransmission, among the others by hash: a few comparisons
+ * each, not a walk over all of them (4096 * 4096 / 2 with bottom halves
+ * off, and from softirq once faces to other hosts bring interests).
+ */
+TEST_F_TIMEOUT(mem, held_interests_found_by_hash, 120)
+{
+	long long h0 = ht_stat("prod_held_steps"), steps;
+	struct hicn_info hi;
+	double end;
+	int c;
+
+	ASSERT_LE(0, h0);
+	c = held_window(&self->prod);
+	ASSERT_LE(0, c);
+	end = ht_ms() + 30000;
+	while (!ht_info(c, &hi) && hi.hi_interests_retx < SCAN_WINDOW - 16 &&
+	       ht_ms() < end)
+		ht_sleep_ms(10);
+	ASSERT_LE(SCAN_WINDOW / 2, ht_stat("prod_held"));
+	steps = ht_stat("prod_held_steps") - h0;
+	TH_LOG("%llu interests held or renewed, %lld held interests compared",
+	       (unsigned long long)hi.hi_interests_sent, steps);
+	EXPECT_LE(SCAN_WINDOW / 2, steps);	/* counted */
+	EXPECT_GE(8LL * (long long)hi.hi_interests_sent, steps);
 	close(c);
 }
 
