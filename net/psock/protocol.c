@@ -1234,9 +1234,17 @@ static int __init pstripe_init(void)
 		goto err_inet;
 	}
 
+	err = pstripe_netlink_init();
+	if (err) {
+		pr_err("netlink family registration failed: %d\n", err);
+		goto err_inet6;
+	}
+
 	pr_info("registered IPPROTO_PSOCK (%d)\n", IPPROTO_PSOCK);
 	return 0;
 
+err_inet6:
+	pstripe6_exit();
 err_inet:
 	inet_unregister_protosw(&pstripe_protosw);
 	proto_unregister(&pstripe_prot);
@@ -1249,6 +1257,7 @@ err_stream:
 
 static void __exit pstripe_exit(void)
 {
+	pstripe_netlink_exit();
 	pstripe6_exit();
 	inet_unregister_protosw(&pstripe_protosw);
 	proto_unregister(&pstripe_prot);

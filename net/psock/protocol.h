@@ -519,6 +519,11 @@ static inline void pstripe_mib_inc(const struct net *net, int field)
 /* mib.c */
 int pstripe_proc_init_net(struct net *net);
 void pstripe_proc_exit_net(struct net *net);
+void pstripe_mib_sum(const struct net *net, unsigned long sum[PSTRIPE_MIB_MAX]);
+
+/* netlink.c */
+int pstripe_netlink_init(void);
+void pstripe_netlink_exit(void);
 
 /* protocol.c */
 extern const struct proto_ops pstripe_stream_ops;
