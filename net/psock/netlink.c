@@ -17,6 +17,12 @@
  *              ranges and errno, so either interface sees what the other
  *              wrote
  *   counters   the sums of /proc/net/psock (mib.c)
+ *   events     subflow established / closed, on the multicast group
+ *              PSOCK_MCGRP_EVENTS of the connection's namespace: one
+ *              "established" per subflow when its connection completes
+ *              the handshake, and one "closed" for each of those when it
+ *              fails or its connection closes (pstripe_subflow.nl_up
+ *              pairs them)
  *
  * Permissions: the op table flags every request that changes state with
  * GENL_UNS_ADMIN_PERM (CAP_NET_ADMIN in the user namespace owning the
@@ -638,6 +644,93 @@ err_msg:
 	return -EMSGSIZE;
 }
 
+/* ---- events ---- */
+
+enum {
+	PSTRIPE_NLGRP_EVENTS,
+};
+
+/*
+ * Not in the spec: the generator writes a group table only with a family
+ * struct, which it does not write for genetlink-legacy.
+ */
+static const struct genl_multicast_group pstripe_nl_mcgrps[] = {
+	[PSTRIPE_NLGRP_EVENTS] = { .name = PSOCK_MCGRP_EVENTS, },
+};
+
+static int pstripe_nl_sf_fill(struct sk_buff *msg,
+			      const struct pstripe_subflow *sf)
+{
+	const struct sock *ssk = sf->sock->sk;
+	const struct inet_sock *inet = inet_sk(ssk);
+
+	if (nla_put_u16(msg, PSOCK_A_SUBFLOW_EVENT_FAMILY, ssk->sk_family) ||
+	    nla_put_be16(msg, PSOCK_A_SUBFLOW_EVENT_SPORT, inet->inet_sport) ||
+	    nla_put_be16(msg, PSOCK_A_SUBFLOW_EVENT_DPORT, inet->inet_dport) ||
+	    nla_put_u8(msg, PSOCK_A_SUBFLOW_EVENT_INDEX, sf->index))
+		return -EMSGSIZE;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (ssk->sk_family == AF_INET6)
+		return nla_put_in6_addr(msg, PSOCK_A_SUBFLOW_EVENT_SADDR6,
+					&ssk->sk_v6_rcv_saddr) ?:
+		       nla_put_in6_addr(msg, PSOCK_A_SUBFLOW_EVENT_DADDR6,
+					&ssk->sk_v6_daddr);
+#endif
+	return nla_put_in_addr(msg, PSOCK_A_SUBFLOW_EVENT_SADDR4,
+			       inet->inet_saddr) ?:
+	       nla_put_in_addr(msg, PSOCK_A_SUBFLOW_EVENT_DADDR4,
+			       inet->inet_daddr);
+}
+
+/*
+ * Tells the namespace's listeners about @sf.  Called under the owner's
+ * socket lock, maybe with bottom halves off: nothing sleeps.  An event
+ * that cannot be allocated is lost, as any netlink notification.
+ */
+static void pstripe_nl_sf_event(struct pstripe_subflow *sf, u8 cmd, int err)
+{
+	struct net *net = sock_net(sf->sock->sk);
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&pstripe_nl_family, net, PSTRIPE_NLGRP_EVENTS))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &pstripe_nl_family, 0, cmd);
+	if (!hdr || pstripe_nl_sf_fill(msg, sf) ||
+	    (cmd == PSOCK_CMD_SUBFLOW_CLOSED &&
+	     nla_put_u32(msg, PSOCK_A_SUBFLOW_EVENT_ERROR, err < 0 ? -err : err))) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&pstripe_nl_family, net, msg, 0,
+				PSTRIPE_NLGRP_EVENTS, GFP_ATOMIC);
+}
+
+/* @sf is part of a connection that completed its handshake. */
+void pstripe_nl_sf_established(struct pstripe_subflow *sf)
+{
+	if (!sf || sf->nl_up)
+		return;
+	sf->nl_up = true;
+	pstripe_nl_sf_event(sf, PSOCK_CMD_SUBFLOW_ESTABLISHED, 0);
+}
+
+/*
+ * @sf leaves its connection, failed with -@err or closed (0); only a
+ * subflow announced as established is announced closed, once.
+ */
+void pstripe_nl_sf_closed(struct pstripe_subflow *sf, int err)
+{
+	if (!sf || !sf->nl_up)
+		return;
+	sf->nl_up = false;
+	pstripe_nl_sf_event(sf, PSOCK_CMD_SUBFLOW_CLOSED, err);
+}
+
 /* ---- registration ---- */
 
 static struct genl_family pstripe_nl_family __ro_after_init = {
@@ -648,6 +741,8 @@ static struct genl_family pstripe_nl_family __ro_after_init = {
 	.module		= THIS_MODULE,
 	.ops		= psock_nl_ops,
 	.n_ops		= ARRAY_SIZE(psock_nl_ops),
+	.mcgrps		= pstripe_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(pstripe_nl_mcgrps),
 };
 
 static int __net_init pstripe_nl_init_net(struct net *net)

@@ -863,6 +863,7 @@ static void pstripe_close_subflows(struct pstripe_sock *ps)
 		if (ps->close_rst || (striped && sf->busy)) {
 			pstripe_sf_kill(ps, i, -ECONNRESET);
 		} else if (striped) {
+			pstripe_nl_sf_closed(sf, 0);
 			pstripe_sf_drop_pull(ps, sf);
 			pstripe_grave_add(sf);
 			ps->sf[i] = NULL;
