@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -35,7 +34,7 @@
 
 bool json;
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
@@ -46,6 +45,7 @@ static void usage(FILE *f)
 		"       hicnctl psock limits show\n"
 		"       hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]\n"
 		"       hicnctl psock stats\n"
+		"       hicnctl psock monitor\n"
 		"OBJECT := { psock }\n"
 		"FLAG := { signal | subflow }\n"
 		"DRIVER := { poll-all | round-robin }\n"
@@ -153,11 +153,11 @@ void print_string(const char *key, const char *fmt, const char *val)
 	}
 }
 
-void print_uint(const char *key, const char *fmt, uint64_t val)
+void print_uint(const char *key, const char *fmt, __u64 val)
 {
 	if (json) {
 		json_key(key);
-		printf("%" PRIu64, val);
+		printf("%llu", (unsigned long long)val);
 	} else {
 		printf(fmt, (unsigned long long)val);
 	}
@@ -171,6 +171,12 @@ void print_flag(const char *word)
 	} else {
 		printf(" %s", word);
 	}
+}
+
+void print_reset(void)
+{
+	json_depth = 0;
+	json_sep[0] = false;
 }
 
 void print_nl(void)
@@ -206,7 +212,7 @@ int nl_open(const char *family)
 	return 0;
 }
 
-struct nl_msg *nl_request(uint8_t cmd, bool dump)
+struct nl_msg *nl_request(__u8 cmd, bool dump)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 
@@ -302,6 +308,36 @@ int nl_transact(struct nl_msg *msg, nl_answer_cb cb, void *arg)
 	return 0;
 }
 
+/*
+ * Joins multicast @group of the family nl_open() resolved and calls @cb
+ * for every notification, until an error.
+ */
+int nl_monitor(const char *family, const char *group, nl_answer_cb cb)
+{
+	int grp, err;
+
+	grp = genl_ctrl_resolve_grp(nl_sk, family, group);
+	if (grp < 0) {
+		fprintf(stderr, "Error: no multicast group \"%s\" in \"%s\".\n",
+			group, family);
+		return EXIT_KERNEL;
+	}
+	err = nl_socket_add_membership(nl_sk, grp);
+	if (err) {
+		fprintf(stderr, "Error: joining \"%s\": %s.\n", group,
+			nl_geterror(err));
+		return EXIT_KERNEL;
+	}
+	nl_socket_disable_seq_check(nl_sk);
+	nl_socket_modify_cb(nl_sk, NL_CB_VALID, NL_CB_CUSTOM, cb, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	do
+		err = nl_recvmsgs_default(nl_sk);
+	while (err >= 0 || err == -NLE_INTR);
+	fprintf(stderr, "Error: netlink: %s.\n", nl_geterror(err));
+	return EXIT_KERNEL;
+}
+
 /* ---- main ---- */
 
 static void enter_netns(const char *name)
@@ -332,6 +368,10 @@ int main(int argc, char **argv)
 
 		if (opt[0] == '-')
 			opt++;
+		if (matches(opt, "help")) {
+			print_usage(stdout);
+			return 0;
+		}
 		if (matches(opt, "json")) {
 			json = true;
 		} else if (matches(opt, "netns")) {
@@ -340,9 +380,6 @@ int main(int argc, char **argv)
 			enter_netns(argv[1]);
 			argc--;
 			argv++;
-		} else if (matches(opt, "help")) {
-			usage(stdout);
-			return 0;
 		} else {
 			usage_error("option \"%s\" is unknown, try \"hicnctl help\"",
 				    argv[0]);
@@ -351,7 +388,7 @@ int main(int argc, char **argv)
 		argv++;
 	}
 	if (argc < 1 || matches(argv[0], "help")) {
-		usage(argc < 1 ? stderr : stdout);
+		print_usage(argc < 1 ? stderr : stdout);
 		return argc < 1 ? EXIT_USAGE : 0;
 	}
 	if (matches(argv[0], "psock"))

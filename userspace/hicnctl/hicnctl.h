@@ -8,7 +8,8 @@
 #define HICNCTL_H
 
 #include <stdbool.h>
-#include <stdint.h>
+#include <stdnoreturn.h>
+#include <linux/types.h>
 
 struct nl_msg;
 
@@ -19,7 +20,7 @@ struct nl_msg;
 extern bool json;
 
 /* Prints "Error: ..." on stderr and exits with EXIT_USAGE. */
-void __attribute__((noreturn, format(printf, 1, 2))) usage_error(const char *fmt, ...);
+noreturn void usage_error(const char *fmt, ...);
 bool matches(const char *arg, const char *word);
 
 /*
@@ -31,8 +32,9 @@ bool matches(const char *arg, const char *word);
 typedef int (*nl_answer_cb)(struct nl_msg *msg, void *arg);
 
 int nl_open(const char *family);
-struct nl_msg *nl_request(uint8_t cmd, bool dump);
+struct nl_msg *nl_request(__u8 cmd, bool dump);
 int nl_transact(struct nl_msg *msg, nl_answer_cb cb, void *arg);
+int nl_monitor(const char *family, const char *group, nl_answer_cb cb);
 
 /*
  * The printer: text, or JSON with -j.  Keys are ignored in text mode; a
@@ -43,9 +45,10 @@ void print_close_array(void);
 void print_open_object(const char *key);
 void print_close_object(void);
 void print_string(const char *key, const char *fmt, const char *val);
-void print_uint(const char *key, const char *fmt, uint64_t val);
+void print_uint(const char *key, const char *fmt, __u64 val);
 void print_flag(const char *word);	/* element of an open array */
 void print_nl(void);
+void print_reset(void);	/* the next output starts a new JSON document */
 
 int do_psock(int argc, char **argv);
 

@@ -6,6 +6,7 @@
  *   endpoint add|delete|show|flush   local addresses for extra subflows
  *   limits show|set                  default stream counts and driver
  *   stats                            the namespace's counters
+ *   monitor                          subflow events, as they happen
  */
 
 #include <arpa/inet.h>
@@ -34,6 +35,7 @@ static void psock_usage(void)
 		"       hicnctl psock limits show\n"
 		"       hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]\n"
 		"       hicnctl psock stats\n"
+		"       hicnctl psock monitor\n"
 		"FLAG := { signal | subflow }\n"
 		"DRIVER := { poll-all | round-robin }\n");
 }
@@ -45,7 +47,7 @@ static const char *const driver_names[] = {
 
 static const struct {
 	const char	*name;
-	uint32_t	bit;
+	__u32	bit;
 } endpoint_flags[] = {
 	{ "signal",	PSOCK_ENDPOINT_FLAGS_SIGNAL },
 	{ "subflow",	PSOCK_ENDPOINT_FLAGS_SUBFLOW },
@@ -70,7 +72,7 @@ static unsigned long get_number(const char *arg, const char *what)
 
 	errno = 0;
 	v = strtoul(arg, &end, 0);
-	if (errno || !*arg || *end || arg[0] == '-' || v > UINT32_MAX)
+	if (errno || !*arg || *end || arg[0] == '-' || v > 0xffffffffUL)
 		usage_error("\"%s\" is not a valid %s", arg, what);
 	return v;
 }
@@ -81,7 +83,7 @@ static int endpoint_print(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[PSOCK_A_ENDPOINT_MAX + 1];
 	char addr[INET6_ADDRSTRLEN] = "?", ifname[IF_NAMESIZE];
-	uint32_t flags = 0;
+	__u32 flags = 0;
 	size_t i;
 
 	(void)arg;
@@ -106,7 +108,7 @@ static int endpoint_print(struct nl_msg *msg, void *arg)
 			print_flag(endpoint_flags[i].name);
 	print_close_array();
 	if (tb[PSOCK_A_ENDPOINT_IFINDEX]) {
-		int32_t ifindex = (int32_t)nla_get_u32(tb[PSOCK_A_ENDPOINT_IFINDEX]);
+		__s32 ifindex = (__s32)nla_get_u32(tb[PSOCK_A_ENDPOINT_IFINDEX]);
 
 		if (ifindex > 0 && if_indextoname(ifindex, ifname))
 			print_string("dev", " dev %s", ifname);
@@ -149,7 +151,7 @@ static int endpoint_add(int argc, char **argv)
 	struct in6_addr a6;
 	struct in_addr a4;
 	struct nl_msg *msg;
-	uint32_t flags = 0;
+	__u32 flags = 0;
 	bool have_addr = false;
 	size_t i;
 
@@ -159,7 +161,7 @@ static int endpoint_add(int argc, char **argv)
 			char *v = next_arg(&argc, &argv, "id");
 			unsigned long id = get_number(v, "endpoint id");
 
-			if (id > UINT8_MAX)
+			if (id > 255)
 				usage_error("\"%s\" is not a valid endpoint id", v);
 			nla_put_u8(msg, PSOCK_A_ENDPOINT_ID, id);
 		} else if (!strcmp(*argv, "dev")) {
@@ -207,7 +209,7 @@ static int endpoint_delete(int argc, char **argv)
 			char *v = next_arg(&argc, &argv, "id");
 			unsigned long id = get_number(v, "endpoint id");
 
-			if (id > UINT8_MAX)
+			if (id > 255)
 				usage_error("\"%s\" is not a valid endpoint id", v);
 			nla_put_u8(msg, PSOCK_A_ENDPOINT_ID, id);
 			have_id = true;
@@ -262,7 +264,7 @@ static int do_endpoint(int argc, char **argv)
 static int limits_print(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[PSOCK_A_LIMITS_MAX + 1];
-	uint32_t d;
+	__u32 d;
 
 	(void)arg;
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PSOCK_A_LIMITS_MAX, NULL))
@@ -383,6 +385,60 @@ static int do_stats(int argc, char **argv)
 			   stats_print, NULL) ? EXIT_KERNEL : 0;
 }
 
+/* ---- monitor ---- */
+
+static void event_addr(struct nlattr **tb, int a4, int a6, int port,
+		       const char *kaddr, const char *kport, const char *fmt)
+{
+	char addr[INET6_ADDRSTRLEN] = "?";
+
+	if (tb[a4])
+		inet_ntop(AF_INET, nla_data(tb[a4]), addr, sizeof(addr));
+	else if (tb[a6])
+		inet_ntop(AF_INET6, nla_data(tb[a6]), addr, sizeof(addr));
+	print_string(kaddr, fmt, addr);
+	if (tb[port])
+		print_uint(kport, ":%llu", ntohs(nla_get_u16(tb[port])));
+}
+
+static int event_print(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[PSOCK_A_SUBFLOW_EVENT_MAX + 1];
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+	const char *name;
+
+	(void)arg;
+	switch (g->cmd) {
+	case PSOCK_CMD_SUBFLOW_ESTABLISHED:
+		name = "subflow-established";
+		break;
+	case PSOCK_CMD_SUBFLOW_CLOSED:
+		name = "subflow-closed";
+		break;
+	default:
+		return NL_SKIP;
+	}
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PSOCK_A_SUBFLOW_EVENT_MAX, NULL))
+		return NL_SKIP;
+	print_open_object(NULL);
+	print_string("event", "[%s]", name);
+	if (tb[PSOCK_A_SUBFLOW_EVENT_INDEX])
+		print_uint("index", " index %llu",
+			   nla_get_u8(tb[PSOCK_A_SUBFLOW_EVENT_INDEX]));
+	event_addr(tb, PSOCK_A_SUBFLOW_EVENT_SADDR4, PSOCK_A_SUBFLOW_EVENT_SADDR6,
+		   PSOCK_A_SUBFLOW_EVENT_SPORT, "saddr", "sport", " %s");
+	event_addr(tb, PSOCK_A_SUBFLOW_EVENT_DADDR4, PSOCK_A_SUBFLOW_EVENT_DADDR6,
+		   PSOCK_A_SUBFLOW_EVENT_DPORT, "daddr", "dport", " -> %s");
+	if (tb[PSOCK_A_SUBFLOW_EVENT_ERROR])
+		print_uint("error", " error %llu",
+			   nla_get_u32(tb[PSOCK_A_SUBFLOW_EVENT_ERROR]));
+	print_close_object();
+	putchar('\n');
+	/* Each event its own JSON document: a fresh separator state. */
+	print_reset();
+	return NL_OK;
+}
+
 int do_psock(int argc, char **argv)
 {
 	if (argc < 1 || matches(*argv, "help")) {
@@ -396,5 +452,11 @@ int do_psock(int argc, char **argv)
 		return do_limits(argc - 1, argv + 1);
 	if (matches(*argv, "stats"))
 		return do_stats(argc - 1, argv + 1);
+	if (matches(*argv, "monitor")) {
+		if (argc > 1)
+			usage_error("\"%s\" is unexpected", argv[1]);
+		return nl_monitor(PSOCK_FAMILY_NAME, PSOCK_MCGRP_EVENTS,
+				  event_print);
+	}
 	usage_error("object \"psock %s\" is unknown, try \"hicnctl psock help\"", *argv);
 }
