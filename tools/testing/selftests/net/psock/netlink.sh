@@ -195,8 +195,10 @@ check "limits show: only that one changed" 0 "rcmd 4 max 12 driver round-robin" 
 
 # ---- counters ----
 
-# One PSOCK connection over loopback in ns1, 100 KB each way.
-ip netns exec "$ns1" python3 - <<'EOF'
+# One PSOCK connection over loopback in namespace $1: 100 KB sent, read,
+# both ends closed.
+psock_conn() {
+	ip netns exec "$1" python3 - <<'EOF'
 import socket
 ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
 ls.bind(("127.0.0.1", 0))
@@ -212,6 +214,8 @@ c.close()
 a.close()
 ls.close()
 EOF
+}
+psock_conn "$ns1"
 tap_result $? "counters: a PSOCK connection over loopback in $ns1"
 
 # /proc/net/psock's two lines as "Name value" lines.
@@ -232,6 +236,53 @@ check "stats: $ns2's counters are its own (all zero)" 0 \
 	"$(proc_counters "$ns2")" stats_counters "$ns2"
 "$HICNCTL" -j -n "$ns1" psock stats | python3 -m json.tool >/dev/null
 tap_result $? "stats -j: python3 -m json.tool parses it"
+
+# ---- events ----
+
+# Monitors in ns2 (text and JSON) and in ns1 while ns2 makes a connection:
+# both ends are in ns2, 4 subflows each (the default recommended count),
+# so 8 established and, once both ends closed, 8 closed events.
+mon=$(mktemp -d)
+"$HICNCTL" -n "$ns2" psock monitor > "$mon/ns2" 2>&1 &
+mon_pids=$!
+"$HICNCTL" -j -n "$ns2" psock monitor > "$mon/ns2.json" 2>&1 &
+mon_pids="$mon_pids $!"
+"$HICNCTL" -n "$ns1" psock monitor > "$mon/ns1" 2>&1 &
+mon_pids="$mon_pids $!"
+sleep 1
+psock_conn "$ns2"
+tap_result $? "events: a PSOCK connection over loopback in $ns2"
+
+count() { grep -c -E "$1" "$2"; }
+wait_count() {		# wait_count N REGEX FILE: up to 30 s
+	local i
+	for i in $(seq 30); do
+		[ "$(count "$2" "$3")" -ge "$1" ] && return 0
+		sleep 1
+	done
+	return 1
+}
+sf_re='index [0-3] 127[.]0[.]0[.]1:[0-9]+ -> 127[.]0[.]0[.]1:[0-9]+'
+wait_count 8 '^\[subflow-closed\]' "$mon/ns2"
+wait_count 8 '"event":"subflow-closed"' "$mon/ns2.json"
+sleep 1
+# shellcheck disable=SC2086
+kill $mon_pids 2>/dev/null
+wait 2>/dev/null
+check "events: 8 subflow-established, addresses and ports" 0 8 \
+	count "^\\[subflow-established\\] $sf_re\$" "$mon/ns2"
+check "events: 8 subflow-closed, error 0" 0 8 \
+	count "^\\[subflow-closed\\] $sf_re error 0\$" "$mon/ns2"
+check "events: nothing else" 0 16 count . "$mon/ns2"
+python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+print(sum(e["event"] == "subflow-established" for e in ev),
+      sum(e["event"] == "subflow-closed" for e in ev))' "$mon/ns2.json" > "$mon/json.count" 2>&1
+check "events -j: one JSON object per event, 8 and 8" 0 "8 8" cat "$mon/json.count"
+check "events: $ns1's monitor saw nothing of $ns2" 0 "" cat "$mon/ns1"
+[ "$(count . "$mon/ns2")" = 16 ] || sed 's/^/#   /' "$mon/ns2"
+rm -rf "$mon"
 
 # ---- permissions ----
 
