@@ -29,11 +29,14 @@
  * network namespace); reading needs nothing.
  *
  * Locking: the family has parallel_ops, so no genl_mutex.  Each namespace's
- * endpoints are under its pstripe_nl_net.lock, a mutex (nothing here runs
- * in atomic context; a dump holds it while it fills one message).  The
+ * endpoints are under its pstripe_nl_net.lock, a mutex taken only by the
+ * request handlers (process context) with no other lock held, and holding
+ * none inside: a leaf.  A dump holds it while it fills one message.  The
  * limits are single ints, read with READ_ONCE() and written with
  * WRITE_ONCE() (the sysctl handler writes them with plain stores, as for
- * every sysctl int).
+ * every sysctl int).  The event helpers run under a PSOCK socket's lock,
+ * maybe with bottom halves off: they take no lock of ours and allocate
+ * with GFP_ATOMIC.
  *
  * Errors: every request a user gets wrong fails with an errno and an extack
  * message; when an attribute is at fault the message points at it, and a
