@@ -21,6 +21,11 @@
 #   make demo             set-up, build, boot a VM and run the demo
 #   make bench            set-up, build, run bench/ in a VM
 #   make style            checkpatch.pl --strict over our C files
+#   make netlink-gen      regenerate the netlink code from the YAML specs
+#                         (Documentation/netlink/specs/) with the kernel's
+#                         generator; make netlink-check (run by make check
+#                         and make style) fails when the committed files
+#                         differ from what the specs generate
 #   make sparse           sparse (C=2) over the modules
 #
 # KDIR selects the kernel to build against.  Default: the running kernel's
@@ -72,7 +77,7 @@ export TOP KSRC KERNELS
 
 .PHONY: all modules userspace selftests install uninstall clean \
 	setup debug-kernel check check-long check-harness demo bench style \
-	sparse
+	sparse netlink-gen netlink-check
 
 all: modules userspace
 
@@ -102,7 +107,7 @@ install: modules userspace
 	done
 	install -d $(DESTDIR)$(PREFIX)/include/linux
 	install -m 0644 include/uapi/linux/hicn.h include/uapi/linux/psock.h \
-		$(DESTDIR)$(PREFIX)/include/linux/
+		include/uapi/linux/psock_netlink.h $(DESTDIR)$(PREFIX)/include/linux/
 	$(MAKE) -s -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 uninstall:
@@ -111,7 +116,8 @@ uninstall:
 		rm -f /lib/modules/$$rel/extra/hicn.ko /lib/modules/$$rel/extra/psock.ko; \
 		depmod -a $$rel; \
 	done
-	rm -f $(DESTDIR)$(PREFIX)/include/linux/hicn.h $(DESTDIR)$(PREFIX)/include/linux/psock.h
+	rm -f $(DESTDIR)$(PREFIX)/include/linux/hicn.h $(DESTDIR)$(PREFIX)/include/linux/psock.h \
+		$(DESTDIR)$(PREFIX)/include/linux/psock_netlink.h
 	$(MAKE) -s -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:
@@ -134,6 +140,7 @@ VM_BUILD = $(MAKE) -s setup && \
 
 check:
 	@$(VM_BUILD)
+	@$(MAKE) -s netlink-check
 	@tools/testing/vm/run.sh check
 
 check-long:
@@ -157,10 +164,21 @@ bench:
 	@$(VM_BUILD)
 	@tools/testing/vm/run.sh bench
 
-CHECKPATCH_FILES = $(shell git -C $(TOP) ls-files -- 'net/*.[ch]' 'include/*.h' \
-	'userspace/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]')
+# The generated netlink files (tools/net/ynl-regen.sh lists them).
+netlink-gen: setup
+	@tools/net/ynl-regen.sh
 
-style:
+netlink-check:
+	@tools/net/ynl-regen.sh --check
+
+# Files the netlink generator wrote are left out, as mainline's generated
+# files would be (its uapi enums have no blank line before their #define).
+CHECKPATCH_FILES = $(filter-out $(shell git -C $(TOP) grep -l '^/\* YNL-GEN' -- \
+	'net/*.[ch]' 'include/*.h'), \
+	$(shell git -C $(TOP) ls-files -- 'net/*.[ch]' 'include/*.h' \
+	'userspace/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]'))
+
+style: netlink-check
 	@test -x $(KSRC)/scripts/checkpatch.pl || \
 		{ echo "checkpatch.pl missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
 	@$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \

@@ -27,6 +27,11 @@
  *                                    makes a kernel socket hold its network
  *                                    namespace.  Before, open-coded as
  *                                    MPTCP's subflows did on 6.1.
+ *
+ * The netlink family (netlink.c) needs no entry: its generated table is
+ * struct genl_ops with a policy per op (6.1 has no split ops), it has no
+ * pre_doit, and its dump keeps its cursor in cb->args instead of reading
+ * request attributes (genl_info_dump() came after 6.1).
  */
 #ifndef _NET_PSOCK_COMPAT_H
 #define _NET_PSOCK_COMPAT_H

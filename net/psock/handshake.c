@@ -109,6 +109,7 @@ static void pstripe_connect_fail(struct pstripe_sock *ps, int err)
 void pstripe_established(struct pstripe_sock *ps)
 {
 	struct sock *sk = ps_sk(ps);
+	int i;
 
 	if (ps->fallback) {
 		ps->stream_cnt = 1;
@@ -127,6 +128,8 @@ void pstripe_established(struct pstripe_sock *ps)
 
 		ps->peer_len = len > 0 ? len : 0;
 	}
+	for (i = 0; i < ps->nsf; i++)
+		pstripe_nl_sf_established(ps->sf[i]);
 	pstripe_set_state(sk, TCP_ESTABLISHED);
 	pstripe_wake(sk);
 }

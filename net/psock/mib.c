@@ -33,23 +33,31 @@ static const char *const pstripe_mib_names[PSTRIPE_MIB_MAX] = {
 	[PSTRIPE_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
 };
 
-static int pstripe_mib_show(struct seq_file *seq, void *v)
+/* @net's counters, summed over the CPUs (also for netlink.c). */
+void pstripe_mib_sum(const struct net *net, unsigned long sum[PSTRIPE_MIB_MAX])
 {
-	struct net *net = seq_file_single_net(seq);
 	const struct pstripe_pernet *pn = pstripe_get_pernet(net);
 	int i, cpu;
 
+	for (i = 0; i < PSTRIPE_MIB_MAX; i++) {
+		sum[i] = 0;
+		for_each_possible_cpu(cpu)
+			sum[i] += per_cpu_ptr(pn->mib, cpu)->v[i];
+	}
+}
+
+static int pstripe_mib_show(struct seq_file *seq, void *v)
+{
+	unsigned long sum[PSTRIPE_MIB_MAX];
+	int i;
+
+	pstripe_mib_sum(seq_file_single_net(seq), sum);
 	seq_puts(seq, "PsockExt:");
 	for (i = 0; i < PSTRIPE_MIB_MAX; i++)
 		seq_printf(seq, " %s", pstripe_mib_names[i]);
 	seq_puts(seq, "\nPsockExt:");
-	for (i = 0; i < PSTRIPE_MIB_MAX; i++) {
-		unsigned long sum = 0;
-
-		for_each_possible_cpu(cpu)
-			sum += per_cpu_ptr(pn->mib, cpu)->v[i];
-		seq_printf(seq, " %lu", sum);
-	}
+	for (i = 0; i < PSTRIPE_MIB_MAX; i++)
+		seq_printf(seq, " %lu", sum[i]);
 	seq_putc(seq, '\n');
 	pstripe_mem_show(seq);
 	return 0;

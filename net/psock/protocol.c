@@ -867,6 +867,7 @@ static void pstripe_close_subflows(struct pstripe_sock *ps)
 		if (ps->close_rst || (striped && sf->busy)) {
 			pstripe_sf_kill(ps, i, -ECONNRESET);
 		} else if (striped) {
+			pstripe_nl_sf_closed(sf, 0);
 			pstripe_sf_drop_pull(ps, sf);
 			pstripe_grave_add(sf);
 			ps->sf[i] = NULL;
@@ -1238,9 +1239,17 @@ static int __init pstripe_init(void)
 		goto err_inet;
 	}
 
+	err = pstripe_netlink_init();
+	if (err) {
+		pr_err("netlink family registration failed: %d\n", err);
+		goto err_inet6;
+	}
+
 	pr_info("registered IPPROTO_PSOCK (%d)\n", IPPROTO_PSOCK);
 	return 0;
 
+err_inet6:
+	pstripe6_exit();
 err_inet:
 	inet_unregister_protosw(&pstripe_protosw);
 	proto_unregister(&pstripe_prot);
@@ -1253,6 +1262,7 @@ err_stream:
 
 static void __exit pstripe_exit(void)
 {
+	pstripe_netlink_exit();
 	pstripe6_exit();
 	inet_unregister_protosw(&pstripe_protosw);
 	proto_unregister(&pstripe_prot);

@@ -195,6 +195,9 @@ struct pstripe_blk {
  * @grace_end: see @graced
  * @bytes_sent: bytes written to TCP, headers included
  * @bytes_received: bytes read from TCP, headers included
+ * @nl_up: announced established on netlink, not yet closed (netlink.c);
+ *	under the owner's socket lock (a child's, before accept(): its
+ *	listener's)
  */
 struct pstripe_subflow {
 	struct socket		*sock;
@@ -244,6 +247,7 @@ struct pstripe_subflow {
 	unsigned long		grace_end;
 	u64			bytes_sent;
 	u64			bytes_received;
+	bool			nl_up;
 };
 
 /**
@@ -528,6 +532,13 @@ static inline void pstripe_mib_inc(const struct net *net, int field)
 /* mib.c */
 int pstripe_proc_init_net(struct net *net);
 void pstripe_proc_exit_net(struct net *net);
+void pstripe_mib_sum(const struct net *net, unsigned long sum[PSTRIPE_MIB_MAX]);
+
+/* netlink.c */
+int pstripe_netlink_init(void);
+void pstripe_netlink_exit(void);
+void pstripe_nl_sf_established(struct pstripe_subflow *sf);
+void pstripe_nl_sf_closed(struct pstripe_subflow *sf, int err);
 
 /* protocol.c */
 extern const struct proto_ops pstripe_stream_ops;

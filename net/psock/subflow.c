@@ -317,6 +317,7 @@ void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
 
 	if (!pstripe_sf_live(sf))
 		return;
+	pstripe_nl_sf_closed(sf, err);
 	ssk = sf->sock->sk;
 	pstripe_sf_detach(sf);
 	lock_sock(ssk);
@@ -376,6 +377,7 @@ void pstripe_release_subflows(struct pstripe_sock *ps)
 
 	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++) {
 		if (ps->sf[i]) {
+			pstripe_nl_sf_closed(ps->sf[i], 0);
 			pstripe_sf_drop_pull(ps, ps->sf[i]);
 			pstripe_sf_free(ps->sf[i]);
 			ps->sf[i] = NULL;

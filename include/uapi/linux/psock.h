@@ -178,4 +178,12 @@ struct psock_window {
 	__u32	rcv_wnd;
 };
 
+/*
+ * Configuration: the generic netlink family PSOCK_FAMILY_NAME ("psock"),
+ * whose commands and attributes <linux/psock_netlink.h> enumerates
+ * (generated from Documentation/netlink/specs/psock.yaml).  Its multicast
+ * group for subflow events (PSOCK_CMD_SUBFLOW_ESTABLISHED, _CLOSED):
+ */
+#define PSOCK_MCGRP_EVENTS	"events"
+
 #endif /* _UAPI_LINUX_PSOCK_H */

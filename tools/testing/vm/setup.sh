@@ -4,8 +4,8 @@
 # One-time, idempotent set-up of a Debian 12 machine for building and testing
 # the modules: compilers, Debian's 6.1 and newest 6.12 kernels (image and
 # headers), QEMU, virtme-ng, libnl, iproute2, sparse and linux-source-6.12,
-# from which the kselftest harness and checkpatch are extracted into the
-# ignored cache folder.  Runs as root, or through sudo otherwise.
+# from which the kselftest harness, checkpatch and the netlink generator
+# (tools/net/ynl) are extracted into the ignored cache folder.  Runs as root, or through sudo otherwise.
 #
 # Usage: tools/testing/vm/setup.sh [--quiet]
 
@@ -30,7 +30,7 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       libnl-3-dev libnl-genl-3-dev iproute2 iputils-ping sparse
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       netcat-openbsd ethtool nftables iptables procps xz-utils zstd
-      gnuplot-nox"
+      gnuplot-nox python3-yaml python3-jsonschema"
 
 missing() {
 	local p out=
@@ -98,13 +98,18 @@ if [ ! -x "$VENV/bin/vng" ]; then
 fi
 
 # Files from the kernel tree that the build needs, extracted from Debian's
-# linux-source-6.12 into the ignored cache.  Never committed.
+# linux-source-6.12 into the ignored cache.  Never committed.  The stamp
+# names the tarball and the version of the list below: bump EXTRACT_LIST
+# when the list changes, so that a re-run extracts the new files.
+# tools/net/ynl and Documentation/netlink are the netlink generator
+# (make netlink-gen) and the schemas it validates our specs against.
 KSRC=$CACHE/ksrc
+EXTRACT_LIST=2
 stamp=$KSRC/.extracted
 tarball=$(ls /usr/src/linux-source-6.12*.tar.* 2>/dev/null | sort -V | tail -n1)
 [ -n "$tarball" ] || { echo "setup: linux-source-6.12 tarball missing" >&2; exit 1; }
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$tarball" ]; then
-	say "extracting kselftest harness and checkpatch from $tarball"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$tarball list $EXTRACT_LIST" ]; then
+	say "extracting kselftest harness, checkpatch and ynl from $tarball"
 	rm -rf "$KSRC.tmp"
 	mkdir -p "$KSRC.tmp"
 	tar -xf "$tarball" -C "$KSRC.tmp" --strip-components=1 --wildcards \
@@ -112,8 +117,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$tarball" ]; then
 		'*/tools/testing/selftests/kselftest.h' \
 		'*/scripts/checkpatch.pl' \
 		'*/scripts/spelling.txt' \
-		'*/scripts/const_structs.checkpatch'
-	echo "$tarball" > "$KSRC.tmp/.extracted"
+		'*/scripts/const_structs.checkpatch' \
+		'*/tools/net/ynl/*' \
+		'*/Documentation/netlink/*'
+	echo "$tarball list $EXTRACT_LIST" > "$KSRC.tmp/.extracted"
 	rm -rf "$KSRC"
 	mv "$KSRC.tmp" "$KSRC"
 fi

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hicnctl: options, dispatch to the objects, the generic netlink session
+ * (libnl-genl-3) and the one printer behind text and -j output.
+ *
+ * Exit status: 0 on success, 1 (EXIT_USAGE) for a bad command line or a
+ * namespace that cannot be entered, 2 (EXIT_KERNEL) when the kernel
+ * refuses a request: its errno and extack message are printed as
+ * "Error: <message>: <strerror>".
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+
+#include "hicnctl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK	270
+#endif
+
+bool json;
+
+static void print_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
+		"       hicnctl psock endpoint add ADDRESS [ id ID ] [ dev IFNAME ] [ FLAG ... ]\n"
+		"       hicnctl psock endpoint delete id ID\n"
+		"       hicnctl psock endpoint show [ id ID ]\n"
+		"       hicnctl psock endpoint flush [ inet | inet6 ]\n"
+		"       hicnctl psock limits show\n"
+		"       hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]\n"
+		"       hicnctl psock stats\n"
+		"       hicnctl psock monitor\n"
+		"OBJECT := { psock }\n"
+		"FLAG := { signal | subflow }\n"
+		"DRIVER := { poll-all | round-robin }\n"
+		"OPTIONS := { -j[son] | -n[etns] NAME | -h[elp] }\n"
+		"Exit status: 0 success, 1 usage error, 2 the kernel refused.\n");
+}
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("Error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(".\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+/* @arg is a non-empty prefix of @word, as ip's matches() (0 == match). */
+bool matches(const char *arg, const char *word)
+{
+	size_t n = strlen(arg);
+
+	return n && n <= strlen(word) && !strncmp(arg, word, n);
+}
+
+/* ---- the printer ---- */
+
+/* Whether the next JSON member needs a comma, per nesting level. */
+static bool json_sep[16];
+static int json_depth;
+
+static void json_comma(void)
+{
+	if (json_sep[json_depth])
+		putchar(',');
+	json_sep[json_depth] = true;
+}
+
+static void json_key(const char *key)
+{
+	json_comma();
+	if (key)
+		printf("\"%s\":", key);
+}
+
+static void json_open(const char *key, char c)
+{
+	json_key(key);
+	putchar(c);
+	json_sep[++json_depth] = false;
+}
+
+void print_open_array(const char *key)
+{
+	if (json)
+		json_open(key, '[');
+}
+
+void print_close_array(void)
+{
+	if (json) {
+		putchar(']');
+		json_depth--;
+	}
+}
+
+void print_open_object(const char *key)
+{
+	if (json)
+		json_open(key, '{');
+}
+
+void print_close_object(void)
+{
+	if (json) {
+		putchar('}');
+		json_depth--;
+	}
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+/* Text: @fmt with @val; JSON: "key":"val". */
+void print_string(const char *key, const char *fmt, const char *val)
+{
+	if (json) {
+		json_key(key);
+		json_string(val);
+	} else {
+		printf(fmt, val);
+	}
+}
+
+void print_uint(const char *key, const char *fmt, __u64 val)
+{
+	if (json) {
+		json_key(key);
+		printf("%llu", (unsigned long long)val);
+	} else {
+		printf(fmt, (unsigned long long)val);
+	}
+}
+
+void print_flag(const char *word)
+{
+	if (json) {
+		json_key(NULL);
+		json_string(word);
+	} else {
+		printf(" %s", word);
+	}
+}
+
+void print_reset(void)
+{
+	json_depth = 0;
+	json_sep[0] = false;
+}
+
+void print_nl(void)
+{
+	if (!json)
+		putchar('\n');
+}
+
+/* ---- netlink ---- */
+
+static struct nl_sock *nl_sk;
+static int nl_family;
+
+int nl_open(const char *family)
+{
+	int one = 1;
+
+	nl_sk = nl_socket_alloc();
+	if (!nl_sk || genl_connect(nl_sk))
+		usage_error("cannot open a generic netlink socket");
+	/* Errors come with the kernel's message, without our request. */
+	setsockopt(nl_socket_get_fd(nl_sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	setsockopt(nl_socket_get_fd(nl_sk), SOL_NETLINK, NETLINK_CAP_ACK,
+		   &one, sizeof(one));
+	nl_family = genl_ctrl_resolve(nl_sk, family);
+	if (nl_family < 0) {
+		fprintf(stderr,
+			"Error: netlink family \"%s\" not found (is the module loaded?).\n",
+			family);
+		exit(EXIT_KERNEL);
+	}
+	return 0;
+}
+
+struct nl_msg *nl_request(__u8 cmd, bool dump)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl_family, 0,
+				 dump ? NLM_F_DUMP : 0, cmd, 1))
+		usage_error("out of memory");
+	return msg;
+}
+
+struct nl_state {
+	nl_answer_cb	cb;
+	void		*arg;
+	int		err;		/* -errno from the kernel */
+	char		emsg[256];	/* its extack message */
+	bool		done;
+};
+
+static int nl_on_valid(struct nl_msg *msg, void *arg)
+{
+	struct nl_state *st = arg;
+
+	return st->cb ? st->cb(msg, st->arg) : NL_OK;
+}
+
+static int nl_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct nl_state *st = arg;
+	struct nlattr *a;
+	size_t off;
+	int rem;
+
+	(void)nla;
+	st->err = e->error;
+	st->done = true;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	off = sizeof(*e);
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	if (NLMSG_HDRLEN + off > nlh->nlmsg_len)
+		return NL_STOP;
+	rem = nlh->nlmsg_len - NLMSG_HDRLEN - off;
+	for (a = (struct nlattr *)((char *)e + off); nla_ok(a, rem);
+	     a = nla_next(a, &rem))
+		if (nla_type(a) == NLMSGERR_ATTR_MSG)
+			snprintf(st->emsg, sizeof(st->emsg), "%.*s",
+				 nla_len(a), (char *)nla_data(a));
+	return NL_STOP;
+}
+
+static int nl_on_ack(struct nl_msg *msg, void *arg)
+{
+	struct nl_state *st = arg;
+
+	(void)msg;
+	st->done = true;
+	return NL_STOP;
+}
+
+int nl_transact(struct nl_msg *msg, nl_answer_cb cb, void *arg)
+{
+	struct nl_state st = { .cb = cb, .arg = arg };
+	struct nl_cb *nlcb;
+	int err;
+
+	nlmsg_hdr(msg)->nlmsg_flags |= NLM_F_ACK;
+	nlcb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!nlcb)
+		usage_error("out of memory");
+	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, nl_on_valid, &st);
+	nl_cb_set(nlcb, NL_CB_ACK, NL_CB_CUSTOM, nl_on_ack, &st);
+	nl_cb_set(nlcb, NL_CB_FINISH, NL_CB_CUSTOM, nl_on_ack, &st);
+	nl_cb_err(nlcb, NL_CB_CUSTOM, nl_on_error, &st);
+
+	err = nl_send_auto(nl_sk, msg);
+	nlmsg_free(msg);
+	while (err >= 0 && !st.done)
+		err = nl_recvmsgs(nl_sk, nlcb);
+	nl_cb_put(nlcb);
+	if (err < 0 && !st.err) {
+		fprintf(stderr, "Error: netlink: %s.\n", nl_geterror(err));
+		exit(EXIT_KERNEL);
+	}
+	if (st.err) {
+		if (st.emsg[0])
+			fprintf(stderr, "Error: %s: %s.\n", st.emsg,
+				strerror(-st.err));
+		else
+			fprintf(stderr, "Error: %s.\n", strerror(-st.err));
+		return st.err;
+	}
+	return 0;
+}
+
+/*
+ * Joins multicast @group of the family nl_open() resolved and calls @cb
+ * for every notification, until an error.
+ */
+int nl_monitor(const char *family, const char *group, nl_answer_cb cb)
+{
+	int grp, err;
+
+	grp = genl_ctrl_resolve_grp(nl_sk, family, group);
+	if (grp < 0) {
+		fprintf(stderr, "Error: no multicast group \"%s\" in \"%s\".\n",
+			group, family);
+		return EXIT_KERNEL;
+	}
+	err = nl_socket_add_membership(nl_sk, grp);
+	if (err) {
+		fprintf(stderr, "Error: joining \"%s\": %s.\n", group,
+			nl_geterror(err));
+		return EXIT_KERNEL;
+	}
+	nl_socket_disable_seq_check(nl_sk);
+	nl_socket_modify_cb(nl_sk, NL_CB_VALID, NL_CB_CUSTOM, cb, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	do
+		err = nl_recvmsgs_default(nl_sk);
+	while (err >= 0 || err == -NLE_INTR);
+	fprintf(stderr, "Error: netlink: %s.\n", nl_geterror(err));
+	return EXIT_KERNEL;
+}
+
+/* ---- main ---- */
+
+static void enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		usage_error("cannot open network namespace \"%s\": %s", name,
+			    strerror(errno));
+	if (setns(fd, CLONE_NEWNET))
+		usage_error("cannot enter network namespace \"%s\": %s", name,
+			    strerror(errno));
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	argc--;
+	argv++;
+	while (argc > 0 && argv[0][0] == '-') {
+		const char *opt = argv[0] + 1;
+
+		if (opt[0] == '-')
+			opt++;
+		if (matches(opt, "help")) {
+			print_usage(stdout);
+			return 0;
+		}
+		if (matches(opt, "json")) {
+			json = true;
+		} else if (matches(opt, "netns")) {
+			if (argc < 2)
+				usage_error("-netns needs a name");
+			enter_netns(argv[1]);
+			argc--;
+			argv++;
+		} else {
+			usage_error("option \"%s\" is unknown, try \"hicnctl help\"",
+				    argv[0]);
+		}
+		argc--;
+		argv++;
+	}
+	if (argc < 1 || matches(argv[0], "help")) {
+		print_usage(argc < 1 ? stderr : stdout);
+		return argc < 1 ? EXIT_USAGE : 0;
+	}
+	if (matches(argv[0], "psock"))
+		return do_psock(argc - 1, argv + 1);
+	usage_error("object \"%s\" is unknown, try \"hicnctl help\"", argv[0]);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hicnctl: the configuration tool of hicn.ko and psock.ko, in iproute2's
+ * style (object, then verb).  hicnctl.c holds the options, the netlink
+ * session and the printer; each object family has its own file.
+ */
+#ifndef HICNCTL_H
+#define HICNCTL_H
+
+#include <stdbool.h>
+#include <stdnoreturn.h>
+#include <linux/types.h>
+
+struct nl_msg;
+
+/* Exit statuses, as ip(8) uses them. */
+#define EXIT_USAGE	1	/* bad command line, no such namespace, ... */
+#define EXIT_KERNEL	2	/* the kernel refused the request */
+
+extern bool json;
+
+/* Prints "Error: ..." on stderr and exits with EXIT_USAGE. */
+noreturn void usage_error(const char *fmt, ...);
+bool matches(const char *arg, const char *word);
+
+/*
+ * One generic netlink session with @family.  A request is built with
+ * nl_request(), filled with libnl's nla_put_*() and sent with
+ * nl_transact(), which calls @cb for every answer and returns 0 or
+ * -errno; the kernel's extack message, if any, is printed with the error.
+ */
+typedef int (*nl_answer_cb)(struct nl_msg *msg, void *arg);
+
+int nl_open(const char *family);
+struct nl_msg *nl_request(__u8 cmd, bool dump);
+int nl_transact(struct nl_msg *msg, nl_answer_cb cb, void *arg);
+int nl_monitor(const char *family, const char *group, nl_answer_cb cb);
+
+/*
+ * The printer: text, or JSON with -j.  Keys are ignored in text mode; a
+ * text format of print_uint() takes an unsigned long long.
+ */
+void print_open_array(const char *key);	/* key NULL: an element */
+void print_close_array(void);
+void print_open_object(const char *key);
+void print_close_object(void);
+void print_string(const char *key, const char *fmt, const char *val);
+void print_uint(const char *key, const char *fmt, __u64 val);
+void print_flag(const char *word);	/* element of an open array */
+void print_nl(void);
+void print_reset(void);	/* the next output starts a new JSON document */
+
+int do_psock(int argc, char **argv);
+
+#endif /* HICNCTL_H */
