@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/net/psock: the per-netns counters, in /proc/net/netstat's layout
- * ("PsockExt:" names, then "PsockExt:" values).  In a fresh netns they all
+ * ("PsockExt:" names, then "PsockExt:" values; then the machine's block
+ * pool, "PsockMem:", in the same layout).  In a fresh netns they all
  * start at 0; a 4-subflow connection, a fallback against a plain TCP
  * server and a client that stops after its probe move exactly the
  * counters they should; another netns still reads 0.
@@ -24,17 +25,22 @@ static const char *const names[] = {
 /* Read the counters into @v; 0, or -1 if the file is not as documented. */
 static int read_counters(unsigned long *v)
 {
-	char hdr[512], val[512], *save1, *save2, *n, *x;
+	char hdr[512], val[512], mhdr[128], mval[128], *save1, *save2, *n, *x;
+	unsigned long pages, limit, thr;
 	unsigned int i = 0;
 	FILE *f = fopen("/proc/net/psock", "r");
 	int ok;
 
 	if (!f)
 		return -1;
+	/* The counters, then the global block pool (PsockMem), and no more. */
 	ok = fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f) &&
-	     !fgets(val + strlen(val), sizeof(val) - strlen(val), f);
+	     fgets(mhdr, sizeof(mhdr), f) && fgets(mval, sizeof(mval), f) &&
+	     !fgets(mval + strlen(mval), sizeof(mval) - strlen(mval), f);
 	fclose(f);
-	if (!ok)
+	if (!ok || strcmp(mhdr, "PsockMem: Pages Limit Throttled\n") ||
+	    sscanf(mval, "PsockMem: %lu %lu %lu", &pages, &limit, &thr) != 3 ||
+	    !limit)
 		return -1;
 	n = strtok_r(hdr, "\n ", &save1);
 	x = strtok_r(val, "\n ", &save2);
