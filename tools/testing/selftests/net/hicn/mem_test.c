@@ -327,7 +327,7 @@ TEST_F(mem, rcvbuf_bounds_queued)
 }
 
 #define SCAN_WINDOW	HICN_WINDOW_MAX
-#define SCAN_LIFETIME	300
+#define SCAN_LIFETIME	2000	/* the window fills first, even on the debug kernel */
 
 /*
  * A window of 4096 interests that all go unanswered: the producer that
@@ -348,7 +348,7 @@ static int held_window(int *prod)
 	free(obj);
 	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	if (c < 0 || ht_setint(c, HICN_INTEREST_LIFETIME, SCAN_LIFETIME) ||
-	    ht_setint(c, HICN_RETX_LIMIT, 2) ||
+	    ht_setint(c, HICN_RETX_LIMIT, 4) ||
 	    ht_setint(c, HICN_WINDOW, SCAN_WINDOW))
 		return -1;
 	/* A few segments only: no room for more until SO_RCVBUF grows. */
