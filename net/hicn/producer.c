@@ -43,9 +43,11 @@
  *   hicn_prod.lock covers the name hash, the name list, every name's
  *   versions, the held interests and their counts; the helpers below that
  *   touch them assert it.  The hash's own bucket locks nest inside it,
- *   and its resize work takes no lock of ours.  Once release() has set
- *   @closing (under hicn_prod.lock) no lookup touches the hash any more,
- *   so release() can destroy it.
+ *   and its resize work takes no lock of ours: an entry leaves its hash
+ *   before it is freed.  Once release() has set @closing (under
+ *   hicn_prod.lock) no lookup touches the hashes any more; release()
+ *   destroys them, which stops a resize still walking their entries, and
+ *   only then frees the names and held interests they held.
  */
 
 #include <linux/hash.h>
@@ -665,6 +667,7 @@ void hicn_prod_release(struct hicn_sock *hs)
 	struct hicn_pname *pn;
 	LIST_HEAD(names);
 	LIST_HEAD(dropped);
+	LIST_HEAD(held);
 
 	spin_lock_bh(&p->lock);
 	p->closing = true;
@@ -678,15 +681,17 @@ void hicn_prod_release(struct hicn_sock *hs)
 		list_for_each_entry_safe(obj, tmp, &pn->versions, node)
 			hicn_prod_unlink(hs, obj, &dropped);
 	list_splice_init(&p->name_list, &names);
-	list_for_each_entry_safe(h, htmp, &p->held, node) {
-		list_del(&h->node);
-		kfree(h);
-	}
+	list_splice_init(&p->held, &held);
 	hicn_prod_held_add(p, -(int)p->nheld);
 	spin_unlock_bh(&p->lock);
-	/* Their entries are freed above; nothing looks them up now. */
+	/*
+	 * A resize of either hash may still be walking their entries: it is
+	 * stopped here, and only then are the entries freed.
+	 */
 	rhashtable_destroy(&p->held_keys);
 	rhashtable_destroy(&p->names);
+	list_for_each_entry_safe(h, htmp, &held, node)
+		kfree(h);
 	hicn_prod_free(hs, &dropped);
 	hicn_prod_free_names(hs, &names);
 	if (p->user) {

@@ -681,4 +681,42 @@ TEST_F_TIMEOUT(race, producer_close_while_answering, 180)
 	free(cl);
 }
 
+/*
+ * A producer closed while the hash of the interests it holds is being
+ * resized: release() must not free held interests the resize still
+ * walks.  Each round holds 49 or 97 interests, one more than 3/4 of a
+ * table of 64 or 128, so that the last one schedules a resize, and
+ * closes the producer at once (the debug kernel's KASAN sees a free the
+ * resize then reads).
+ */
+#define REHASH_ROUNDS	60
+#define REHASH_MAX	97
+
+TEST_F_TIMEOUT(race, producer_close_while_rehashing, 180)
+{
+	int c[REHASH_MAX], i, n, round;
+	char name[64];
+
+	for (round = 0; round < REHASH_ROUNDS; round++) {
+		n = round & 1 ? 97 : 49;
+		self->prod = ht_producer(PROD_REL);
+		ASSERT_LE(0, self->prod);
+		for (i = 0; i < n; i++) {
+			c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+				      CONS_UNREL);
+			ASSERT_LE(0, c[i]);
+			ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME,
+					       LONG_MS));
+			snprintf(name, sizeof(name), "b001:a:b:c::%x:%x",
+				 round, i);
+			ASSERT_EQ(0, ht_connect(c[i], name, 0));
+		}
+		close(self->prod);
+		self->prod = -1;
+		for (i = 0; i < n; i++)
+			close(c[i]);
+		ASSERT_EQ(0, ht_stat("prod_held"));
+	}
+}
+
 TEST_HARNESS_MAIN
