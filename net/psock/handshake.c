@@ -165,6 +165,7 @@ static int pstripe_client_hello(struct pstripe_sock *ps,
 	if (ps->stream_cnt == 1)
 		return 0;
 	ps->phase = PSTRIPE_PH_JOIN;
+	ps->deadline = jiffies + pstripe_join_wait_jiffies(ps_sk(ps));
 	return pstripe_open_data_subflows(ps, msgs);
 }
 
@@ -251,13 +252,91 @@ bool pstripe_late_ready(const struct pstripe_sock *ps)
 	       READ_ONCE(ssk->sk_err);
 }
 
+/*
+ * Data subflow @i could not be opened in time (refused, unreachable, no
+ * answer before the join deadline): the connection goes without it.
+ */
+static void pstripe_join_abandon(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+
+	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_JOINS_MISSING);
+	ps->sf[i] = NULL;
+	pstripe_sf_free(sf);
+}
+
+/* Close the gaps abandoned subflows left in ps->sf[]: nsf counts the rest. */
+void pstripe_sf_compact(struct pstripe_sock *ps)
+{
+	int i, n = 0;
+
+	sock_owned_by_me(ps_sk(ps));
+	for (i = 0; i < ps->nsf; i++) {
+		if (!ps->sf[i])
+			continue;
+		ps->sf[n] = ps->sf[i];
+		if (n++ != i)
+			ps->sf[i] = NULL;
+	}
+	ps->nsf = n;
+}
+
+/*
+ * PSTRIPE_PH_JOIN: each data subflow sends its join once connected.  One
+ * that fails, or is not connected when the join deadline comes
+ * (pstripe_join_wait_jiffies() after the client hello), is abandoned; the
+ * connection is established with the rest, down to the control subflow
+ * alone.  The server, which waits longer for the joins, takes the same set,
+ * and resets a join that still comes after it gave up: the client then
+ * loses that subflow as it would lose any other (its blocks are resent).
+ */
+static void pstripe_join_step(struct pstripe_sock *ps)
+{
+	bool late = time_after_eq(jiffies, ps->deadline);
+	struct pstripe_hello h;
+	int st, r, i, waiting = 0;
+
+	sock_owned_by_me(ps_sk(ps));
+	for (i = 1; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!sf || sf->join_sent)
+			continue;
+		st = pstripe_sf_state(sf);
+		if (st == TCP_SYN_SENT && !late) {
+			waiting++;
+			continue;
+		}
+		if (st != TCP_ESTABLISHED) {
+			pstripe_join_abandon(ps, i);
+			continue;
+		}
+		pstripe_hello_fill(ps, &h, PSTRIPE_MSG_JOIN);
+		h.n = ps->stream_cnt;
+		h.index = i;
+		h.token = cpu_to_be64(ps->token);
+		r = pstripe_sf_send(sf, &h, sizeof(h), 0);
+		if (r != sizeof(h)) {
+			pstripe_join_abandon(ps, i);
+			continue;
+		}
+		sf->join_sent = true;
+	}
+	if (waiting) {
+		pstripe_schedule(ps, ps->deadline - jiffies);
+		return;
+	}
+	pstripe_sf_compact(ps);
+	pstripe_established(ps);
+}
+
 void pstripe_connect_work(struct pstripe_sock *ps)
 {
 	struct pstripe_subflow *sf0 = ps->sf[0];
 	struct sock *sk = ps_sk(ps);
 	struct pstripe_hello h, msgs[1 + PSOCK_ADDR_MAX];
 	u8 probe = PSTRIPE_PROBE;
-	int st, r, i, done;
+	int st, r;
 
 	switch (ps->phase) {
 	case PSTRIPE_PH_TCP:
@@ -320,37 +399,7 @@ void pstripe_connect_work(struct pstripe_sock *ps)
 		break;
 	}
 
-	/* PSTRIPE_PH_JOIN: each data subflow sends its join once connected. */
-	done = 0;
-	for (i = 1; i < ps->nsf; i++) {
-		struct pstripe_subflow *sf = ps->sf[i];
-
-		if (sf->join_sent) {
-			done++;
-			continue;
-		}
-		st = pstripe_sf_state(sf);
-		if (st == TCP_SYN_SENT)
-			continue;
-		if (st != TCP_ESTABLISHED) {
-			r = sock_error(sf->sock->sk);
-			pstripe_connect_fail(ps, r ? r : -ECONNRESET);
-			return;
-		}
-		pstripe_hello_fill(ps, &h, PSTRIPE_MSG_JOIN);
-		h.n = ps->stream_cnt;
-		h.index = i;
-		h.token = cpu_to_be64(ps->token);
-		r = pstripe_sf_send(sf, &h, sizeof(h), 0);
-		if (r != sizeof(h)) {
-			pstripe_connect_fail(ps, r < 0 ? r : -EPROTO);
-			return;
-		}
-		sf->join_sent = true;
-		done++;
-	}
-	if (done == ps->stream_cnt - 1)
-		pstripe_established(ps);
+	pstripe_join_step(ps);
 }
 
 int pstripe_send_server_hello(struct pstripe_sock *lps,

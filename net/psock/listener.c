@@ -438,7 +438,7 @@ static void pstripe_pend_chello(struct pstripe_sock *lps,
 	pstripe_pend_unlink(lps, sf);
 	sf->pend_state = PSTRIPE_PEND_CHELLO;
 	sf->since = jiffies;
-	sf->deadline = jiffies + pstripe_join_jiffies(ps_sk(lps));
+	sf->deadline = jiffies + pstripe_chello_jiffies(ps_sk(lps));
 	list_add_tail(&sf->node, &lstn->chello);
 	hlist_add_head(&sf->tnode,
 		       &lstn->tok_sf[pstripe_tok_hash(lstn, sf->token)]);
@@ -601,18 +601,32 @@ static void pstripe_expire_list(struct pstripe_sock *lps,
 static void pstripe_listen_expire(struct pstripe_sock *lps,
 				  struct pstripe_reap *reap)
 {
-	struct pstripe_sock *child;
-
 	pstripe_expire_list(lps, &lps->pending, reap);
 	pstripe_expire_list(lps, &lps->lstn->blocked, reap);
 	pstripe_expire_list(lps, &lps->lstn->chello, reap);
 	pstripe_expire_list(lps, &lps->lstn->partial, reap);
-	/* Data subflows that never came: give up on the connection. */
+}
+
+/*
+ * Data subflows that did not join in time: the connection goes on with
+ * the ones that did, down to the control subflow alone (the client gave
+ * up on the others at its own, earlier, deadline).  Looked at once the
+ * joins that came are taken, so that a busy listener does not count its
+ * own delay against them.
+ */
+static void pstripe_embryos_expire(struct pstripe_sock *lps)
+{
+	struct pstripe_sock *child;
+
 	while ((child = list_first_entry_or_null(&lps->embryos,
 						 struct pstripe_sock, lnode)) &&
 	       time_after_eq(jiffies, child->sf[0]->deadline)) {
 		pstripe_embryo_del(lps, child);
-		list_add(&child->lnode, &reap->children);
+		pstripe_mib_add(sock_net(ps_sk(lps)), PSTRIPE_MIB_JOINS_MISSING,
+				child->stream_cnt - 1 - child->joined);
+		child->nsf = child->stream_cnt;
+		pstripe_sf_compact(child);
+		pstripe_child_ready(lps, child);
 	}
 }
 
@@ -722,10 +736,12 @@ void pstripe_listen_work(struct pstripe_sock *lps,
 		if (sf->pend_state != PSTRIPE_PEND_NONE)
 			pstripe_pending_step(lps, sf, reap);
 	}
-	if (budget < 0)
+	if (budget < 0) {
 		pstripe_kick(lps);
-	else
-		pstripe_listen_rearm(lps);
+		return;
+	}
+	pstripe_embryos_expire(lps);
+	pstripe_listen_rearm(lps);
 }
 
 /*

@@ -31,6 +31,7 @@ static const char *const pstripe_mib_names[PSTRIPE_MIB_MAX] = {
 	[PSTRIPE_MIB_BLOCKS_COPIED]	= "BlocksCopied",
 	[PSTRIPE_MIB_CLOSE_TIMEOUTS]	= "CloseTimeouts",
 	[PSTRIPE_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
+	[PSTRIPE_MIB_JOINS_MISSING]	= "JoinsMissing",
 };
 
 /* @net's counters, summed over the CPUs (also for netlink.c). */

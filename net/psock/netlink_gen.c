@@ -50,7 +50,7 @@ const struct nla_policy psock_limits_set_nl_policy[PSOCK_A_LIMITS_DRIVER + 1] = 
 };
 
 /* PSOCK_CMD_COUNTERS_GET - do */
-const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_LISTEN_OVERFLOWS + 1] = {
+const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_JOINS_MISSING + 1] = {
 	[PSOCK_A_COUNTERS_ACTIVE_OPENS] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_PASSIVE_OPENS] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_FALLBACKS] = { .type = NLA_U64, },
@@ -62,6 +62,7 @@ const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_LISTEN_OVE
 	[PSOCK_A_COUNTERS_BLOCKS_COPIED] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_CLOSE_TIMEOUTS] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_LISTEN_OVERFLOWS] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_JOINS_MISSING] = { .type = NLA_U64, },
 };
 
 /* Ops table for psock */
@@ -111,6 +112,6 @@ const struct genl_ops psock_nl_ops[7] = {
 		.cmd		= PSOCK_CMD_COUNTERS_GET,
 		.doit		= psock_nl_counters_get_doit,
 		.policy		= psock_counters_get_nl_policy,
-		.maxattr	= PSOCK_A_COUNTERS_LISTEN_OVERFLOWS,
+		.maxattr	= PSOCK_A_COUNTERS_JOINS_MISSING,
 	},
 };

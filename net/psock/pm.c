@@ -115,6 +115,10 @@ int pstripe_open_data_subflows(struct pstripe_sock *ps,
 		ps->sf[i] = sf;
 		ps->nsf = i + 1;
 		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_SUBFLOWS_OPENED);
+		/*
+		 * A subflow that cannot be bound or connected stays closed:
+		 * the join step abandons it, the others go on.
+		 */
 		err = 0;
 		if (nsrc > 1)
 			err = kernel_bind(sf->sock,
@@ -124,13 +128,10 @@ int pstripe_open_data_subflows(struct pstripe_sock *ps,
 			err = kernel_bind(sf->sock,
 					  (struct sockaddr_unsized *)&src[0],
 					  slen);
-		if (err)
-			goto out;
-		err = kernel_connect(sf->sock,
-				     (struct sockaddr_unsized *)&dst[d], dlen,
-				     O_NONBLOCK);
-		if (err && err != -EINPROGRESS)
-			goto out;
+		if (!err)
+			kernel_connect(sf->sock,
+				       (struct sockaddr_unsized *)&dst[d],
+				       dlen, O_NONBLOCK);
 	}
 	err = 0;
 out:

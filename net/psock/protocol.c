@@ -111,8 +111,30 @@ unsigned long pstripe_hello_jiffies(const struct sock *sk)
 	return msecs_to_jiffies(READ_ONCE(pn->hello_timeout_ms));
 }
 
-/* Data subflows may need SYN retransmissions: they get longer. */
+/*
+ * How long a client waits for its data subflows to connect, from its
+ * client hello: twice the hello timeout, room for one retransmitted SYN
+ * (TCP's first retransmission comes after 1 s) at the default of 1 s.
+ */
+unsigned long pstripe_join_wait_jiffies(const struct sock *sk)
+{
+	return 2 * pstripe_hello_jiffies(sk);
+}
+
+/*
+ * How long a server waits for the joins: one hello timeout more than the
+ * client waits, for a join sent at the client's deadline to arrive.
+ */
 unsigned long pstripe_join_jiffies(const struct sock *sk)
+{
+	return pstripe_join_wait_jiffies(sk) + pstripe_hello_jiffies(sk);
+}
+
+/*
+ * How long a server waits for the client hello after its server hello:
+ * the client may need SYN retransmissions on a loaded machine.
+ */
+unsigned long pstripe_chello_jiffies(const struct sock *sk)
 {
 	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
 

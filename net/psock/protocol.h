@@ -30,6 +30,7 @@ enum {
 	PSTRIPE_MIB_BLOCKS_COPIED,	/* second copies at the stream's tail */
 	PSTRIPE_MIB_CLOSE_TIMEOUTS,	/* close() gave up waiting for acks */
 	PSTRIPE_MIB_LISTEN_OVERFLOWS,	/* handshakes reset to make room */
+	PSTRIPE_MIB_JOINS_MISSING,	/* data subflows set up without */
 	PSTRIPE_MIB_MAX
 };
 
@@ -529,6 +530,12 @@ static inline void pstripe_mib_inc(const struct net *net, int field)
 	this_cpu_inc(pstripe_get_pernet(net)->mib->v[field]);
 }
 
+static inline void pstripe_mib_add(const struct net *net, int field,
+				   unsigned long n)
+{
+	this_cpu_add(pstripe_get_pernet(net)->mib->v[field], n);
+}
+
 /* mib.c */
 int pstripe_proc_init_net(struct net *net);
 void pstripe_proc_exit_net(struct net *net);
@@ -553,6 +560,8 @@ extern struct workqueue_struct *pstripe_wq;
 void pstripe_set_state(struct sock *sk, int state);
 unsigned long pstripe_hello_jiffies(const struct sock *sk);
 unsigned long pstripe_join_jiffies(const struct sock *sk);
+unsigned long pstripe_join_wait_jiffies(const struct sock *sk);
+unsigned long pstripe_chello_jiffies(const struct sock *sk);
 void pstripe_wake(struct sock *sk);
 void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay);
 void pstripe_kick(struct pstripe_sock *ps);
@@ -646,6 +655,7 @@ bool pstripe_unread(struct pstripe_sock *ps);
 /* handshake.c */
 bool pstripe_hello_prefix(const u8 *buf, int len, int type);
 void pstripe_established(struct pstripe_sock *ps);
+void pstripe_sf_compact(struct pstripe_sock *ps);
 int pstripe_late_hello(struct pstripe_sock *ps);
 bool pstripe_late_ready(const struct pstripe_sock *ps);
 void pstripe_connect_work(struct pstripe_sock *ps);

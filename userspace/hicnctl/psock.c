@@ -353,6 +353,7 @@ static const char *const counter_names[PSOCK_A_COUNTERS_MAX + 1] = {
 	[PSOCK_A_COUNTERS_BLOCKS_COPIED]	= "BlocksCopied",
 	[PSOCK_A_COUNTERS_CLOSE_TIMEOUTS]	= "CloseTimeouts",
 	[PSOCK_A_COUNTERS_LISTEN_OVERFLOWS]	= "ListenOverflows",
+	[PSOCK_A_COUNTERS_JOINS_MISSING]	= "JoinsMissing",
 };
 
 static int stats_print(struct nl_msg *msg, void *arg)

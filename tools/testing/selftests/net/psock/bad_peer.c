@@ -581,6 +581,41 @@ static void bad_join_index(struct __test_metadata *_metadata, int lfd,
 		close(fds[i]);
 }
 
+/*
+ * A client that announced 2 subflows and never opens the second: the
+ * server waits for the join three hello timeouts, then hands accept() the
+ * connection with its control subflow alone, which carries data; the
+ * missing join is counted.
+ */
+TEST_F(srv, join_never_comes)
+{
+	struct psock_info_buf b;
+	struct pollfd p = { .fd = self->lfd, .events = POLLIN };
+	int ctl, a, late;
+	uint64_t token;
+
+	ctl = raw_chello(self->port, 2, &token);
+	ASSERT_LE(0, ctl);
+	/* Not within the client's own wait (2 hello timeouts, 600 ms)... */
+	EXPECT_EQ(0, poll(&p, 1, 500));
+	/* ...but soon after the server's (900 ms). */
+	ASSERT_EQ(1, poll(&p, 1, 5000));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, psock_info(a, &b));
+	EXPECT_EQ(2, b.h.stream_cnt);
+	EXPECT_EQ(1, b.h.num);
+	ASSERT_EQ(0, send_blk(ctl, 0, 1000, 0, 1000));
+	ASSERT_EQ(0, recv_blk(a, 'A', 1000));
+	/* A join that comes now finds no handshake to join: refused. */
+	late = raw_join(self->port, token, 1);
+	ASSERT_LE(0, late);
+	EXPECT_EQ(0, wait_refused(late));
+	close(late);
+	close(a);
+	close(ctl);
+}
+
 TEST_F(srv, join_index_zero)
 {
 	bad_join_index(_metadata, self->lfd, self->port, 2, 0);

@@ -17,7 +17,7 @@
 static const char *const names[] = {
 	"ActiveOpens", "PassiveOpens", "Fallbacks", "HandshakeFails",
 	"SubflowsOpened", "SubflowsJoined", "BlocksSent", "BlocksReceived",
-	"BlocksCopied", "CloseTimeouts", "ListenOverflows",
+	"BlocksCopied", "CloseTimeouts", "ListenOverflows", "JoinsMissing",
 };
 
 #define NCOUNTERS	ARRAY_SIZE(names)

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Connection set-up is not all-or-nothing (Documentation/psock.rst,
+ * "Handshake"): a data subflow that cannot be opened (its announced
+ * address refuses, or drops every packet) does not fail or stall
+ * connect().  The client waits for its data subflows twice the hello
+ * timeout at most, then goes on with the ones that joined, down to the
+ * control subflow alone; the server, which waits one hello timeout
+ * longer, hands accept() the same set.  PSOCK_INFO on both ends shows the
+ * subflows that remain, both directions carry the whole stream, and
+ * /proc/net/psock counts the subflows gone without (JoinsMissing).
+ *
+ * The hello timeout is 300 ms here: the client waits 600 ms for its data
+ * subflows, the server 900 ms.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
+
+#include "psock_lib.h"
+#include "kselftest_harness.h"
+
+#define HELLO_MS	300
+#define XFER		(1 << 20)
+/* A port on loopback where nothing listens: connections are refused. */
+#define CLOSED_PORT	9
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* JoinsMissing of /proc/net/psock, or -1. */
+static long joins_missing(void)
+{
+	char hdr[512], val[512], *save1, *save2, *n, *x;
+	FILE *f = fopen("/proc/net/psock", "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	n = strtok_r(hdr, "\n ", &save1);
+	x = strtok_r(val, "\n ", &save2);
+	while (n && x) {
+		if (!strcmp(n, "JoinsMissing"))
+			return strtol(x, NULL, 10);
+		n = strtok_r(NULL, "\n ", &save1);
+		x = strtok_r(NULL, "\n ", &save2);
+	}
+	return -1;
+}
+
+/* net.psock.@name of this netns = @val: 0, or -1. */
+static int sysctl_set(const char *name, int val)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/psock/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%d\n", val) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+FIXTURE(setup)
+{
+	int lfd, port;
+};
+
+FIXTURE_SETUP(setup)
+{
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, sysctl_set("hello_timeout_ms", HELLO_MS));
+	ASSERT_EQ(0, sysctl_set("rcmd_stream_cnt", 4));
+	ASSERT_EQ(0, sysctl_set("max_stream_cnt", 4));
+	ASSERT_EQ(0, sysctl_set("add_addr_accepted", 1));
+	self->lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &self->port);
+	ASSERT_LE(0, self->lfd);
+}
+
+FIXTURE_TEARDOWN(setup)
+{
+	close(self->lfd);
+}
+
+/* The listener announces @addr:@port. */
+static int announce(int lfd, const char *addr, int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(port) };
+
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		return -1;
+	return setsockopt(lfd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR, &sin,
+			  sizeof(sin));
+}
+
+struct server {
+	int fd, err;
+};
+
+/* The server's half of the exchange. */
+static void *server_main(void *arg)
+{
+	struct server *s = arg;
+
+	s->err = duplex(s->fd, 2, XFER, 1, XFER);
+	return NULL;
+}
+
+/*
+ * A client of 4 subflows: the announced address is the destination of
+ * subflows 1 and 3 (the client spreads them over the listener's address
+ * and the announced one), which cannot be opened.  connect() returns
+ * within the documented wait and some, and the connection, of the 2
+ * subflows that joined on both ends, carries a whole stream each way.
+ */
+static void two_of_four(struct __test_metadata *_metadata, int lfd, int port)
+{
+	struct psock_info_buf cb, sb;
+	long m0 = joins_missing();
+	struct server srv = { 0 };
+	int c, a, err;
+	pthread_t th;
+	double t0;
+
+	ASSERT_LE(0, m0);
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, psock_opts(c, 4, 4, -1));
+	t0 = now_ms();
+	ASSERT_EQ(0, lo_connect(c, AF_INET, port))
+		TH_LOG("connect: %s", strerror(errno));
+	TH_LOG("connect() took %.0f ms", now_ms() - t0);
+	/* Not the 127 s of SYN retransmissions, nor a failure. */
+	EXPECT_GT(5000, now_ms() - t0);
+	a = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, psock_info(c, &cb));
+	ASSERT_EQ(0, psock_info(a, &sb));
+	EXPECT_EQ(4, cb.h.stream_cnt);
+	EXPECT_EQ(2, cb.h.num);
+	EXPECT_EQ(2, sb.h.num);
+	/* Client and server each went without subflows 1 and 3. */
+	EXPECT_EQ(m0 + 4, joins_missing());
+	srv.fd = a;
+	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &srv));
+	err = duplex(c, 1, XFER, 2, XFER);
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(0, srv.err);
+	close(c);
+	close(a);
+}
+
+TEST_F_TIMEOUT(setup, announced_address_refuses, 60)
+{
+	ASSERT_EQ(0, announce(self->lfd, "127.0.0.1", CLOSED_PORT));
+	two_of_four(_metadata, self->lfd, self->port);
+}
+
+/*
+ * The announced address is routed to a veth whose peer is down, which
+ * drops every packet: the data subflows sent there stay in SYN_SENT.
+ */
+TEST_F_TIMEOUT(setup, announced_address_blackholed, 60)
+{
+	ASSERT_EQ(0, system("ip link add bh0 type veth peer name bh1 && "
+			    "ip link set bh0 up && "
+			    "ip route add 10.9.9.0/24 dev bh0 && "
+			    "ip neigh add 10.9.9.2 lladdr 02:00:00:00:00:01 dev bh0"));
+	ASSERT_EQ(0, announce(self->lfd, "10.9.9.2", self->port));
+	two_of_four(_metadata, self->lfd, self->port);
+}
+
+TEST_HARNESS_MAIN
