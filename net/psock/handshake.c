@@ -265,12 +265,16 @@ static void pstripe_join_abandon(struct pstripe_sock *ps, int i)
 	pstripe_sf_free(sf);
 }
 
-/* Close the gaps abandoned subflows left in ps->sf[]: nsf counts the rest. */
+/*
+ * Close the gaps missing subflows left in ps->sf[]: nsf counts the rest.
+ * Before establishment only, by the one that owns @ps then: the client
+ * under its socket lock, or the listener (under its own) for a child that
+ * nobody else sees yet.
+ */
 void pstripe_sf_compact(struct pstripe_sock *ps)
 {
 	int i, n = 0;
 
-	sock_owned_by_me(ps_sk(ps));
 	for (i = 0; i < ps->nsf; i++) {
 		if (!ps->sf[i])
 			continue;

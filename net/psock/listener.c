@@ -134,6 +134,8 @@ int pstripe_lstn_init(struct pstripe_sock *lps)
 	INIT_LIST_HEAD(&lstn->chello);
 	INIT_LIST_HEAD(&lstn->partial);
 	get_random_bytes(&lstn->key, sizeof(lstn->key));
+	/* Longer ago than any slack pstripe_pending_end() gives. */
+	lstn->embryo_end = jiffies - 2 * 3600 * HZ;
 	lps->lstn = lstn;
 	return 0;
 }
@@ -359,18 +361,24 @@ refuse:
 /*
  * Has @sf waited long enough?  A data subflow's join comes late when its
  * client is slow (a loaded machine): while connections of this listener
- * wait for their data subflows, a connection that said nothing yet keeps
- * waiting as long as they do, rather than be taken for plain TCP.
+ * wait for their data subflows, or one went on without some of them a
+ * short while ago, a connection that said nothing yet keeps waiting as
+ * long as a client hello may take (pstripe_chello_jiffies()), rather than
+ * be taken for plain TCP.  A late join is then refused, never handed to
+ * accept() as a plain connection.
  */
 static unsigned long pstripe_pending_end(struct pstripe_sock *lps,
 					 const struct pstripe_subflow *sf)
 {
-	struct sock *lsk = ps_sk(lps);
+	unsigned long slack = pstripe_chello_jiffies(ps_sk(lps)) -
+			      pstripe_hello_jiffies(ps_sk(lps));
 
-	if (sf->pend_state != PSTRIPE_PEND_FIRST || list_empty(&lps->embryos))
+	if (sf->pend_state != PSTRIPE_PEND_FIRST)
 		return sf->deadline;
-	return sf->deadline + pstripe_join_jiffies(lsk) -
-	       pstripe_hello_jiffies(lsk);
+	if (list_empty(&lps->embryos) &&
+	    time_after_eq(jiffies, lps->lstn->embryo_end + slack))
+		return sf->deadline;
+	return sf->deadline + slack;
 }
 
 static bool pstripe_pending_expired(struct pstripe_sock *lps,
@@ -626,6 +634,7 @@ static void pstripe_embryos_expire(struct pstripe_sock *lps)
 				child->stream_cnt - 1 - child->joined);
 		child->nsf = child->stream_cnt;
 		pstripe_sf_compact(child);
+		lps->lstn->embryo_end = jiffies;
 		pstripe_child_ready(lps, child);
 	}
 }

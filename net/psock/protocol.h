@@ -475,6 +475,7 @@ enum {
  * @tok_sf: subflows by @token: PSTRIPE_PEND_CHELLO, and joins waiting
  *	for their connection
  * @tok_child: embryos by &pstripe_sock.token
+ * @embryo_end: when the last embryo went to accept() without every join
  *
  * Everything but @ready is protected by the listener's socket lock.
  */
@@ -489,6 +490,7 @@ struct pstripe_lstn {
 	siphash_key_t		key;
 	struct hlist_head	tok_sf[1 << PSTRIPE_TOK_BITS];
 	struct hlist_head	tok_child[1 << PSTRIPE_TOK_BITS];
+	unsigned long		embryo_end;
 };
 
 /* pstripe_sock.rcv_cur: block rcv_seq is at the head of the reorder queue */
