@@ -19,9 +19,19 @@ struct nl_msg;
 
 extern bool json;
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Prints "Error: ..." on stderr and exits with EXIT_USAGE. */
 noreturn void usage_error(const char *fmt, ...);
 bool matches(const char *arg, const char *word);
+
+/*
+ * Command-line helpers; each exits with a usage error naming @what when
+ * the argument is missing or bad.
+ */
+char *next_arg(int *argc, char ***argv, const char *what);
+unsigned long get_number(const char *arg, const char *what);	/* u32 */
+__u64 get_u64(const char *arg, const char *what);
 
 /*
  * One generic netlink session with @family.  A request is built with
@@ -51,5 +61,6 @@ void print_nl(void);
 void print_reset(void);	/* the next output starts a new JSON document */
 
 int do_psock(int argc, char **argv);
+int do_hicn(int argc, char **argv);
 
 #endif /* HICNCTL_H */

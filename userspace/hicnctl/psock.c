@@ -53,30 +53,6 @@ static const struct {
 	{ "subflow",	PSOCK_ENDPOINT_FLAGS_SUBFLOW },
 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* The next argument, or a usage error naming what needed it. */
-static char *next_arg(int *argc, char ***argv, const char *what)
-{
-	if (*argc < 2)
-		usage_error("\"%s\" needs an argument", what);
-	(*argc)--;
-	(*argv)++;
-	return **argv;
-}
-
-static unsigned long get_number(const char *arg, const char *what)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (errno || !*arg || *end || arg[0] == '-' || v > 0xffffffffUL)
-		usage_error("\"%s\" is not a valid %s", arg, what);
-	return v;
-}
-
 /* ---- endpoint ---- */
 
 static int endpoint_print(struct nl_msg *msg, void *arg)
