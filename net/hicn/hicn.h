@@ -19,6 +19,8 @@
  *   object.c    published objects: the payload that segments point into
  *   pernet.c    per-netns state, garbage collection, sysctls
  *   proc.c      /proc/net/hicn, hicn_stat, hicn_fib
+ *   netlink.c   the "hicn" generic netlink family (netlink_gen.[ch] are
+ *               generated from Documentation/netlink/specs/hicn.yaml)
  */
 #ifndef _NET_HICN_HICN_H
 #define _NET_HICN_HICN_H
