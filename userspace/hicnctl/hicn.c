@@ -28,22 +28,27 @@
 
 #include "hicnctl.h"
 
+const char *const hicn_grammar[] = {
+	"hicnctl hicn namespace show [ prefix PREFIX ]",
+	"hicnctl hicn cs show",
+	"hicnctl hicn cs entries [ prefix PREFIX ]",
+	"hicnctl hicn cs flush [ prefix PREFIX ]",
+	"hicnctl hicn cs set [ capacity N ] [ mem BYTES ]",
+	"hicnctl hicn pit show",
+	"hicnctl hicn limits show",
+	"hicnctl hicn limits set [ LIMIT VALUE ]...",
+	"hicnctl hicn stats",
+	"hicnctl hicn monitor",
+	NULL,
+	"PREFIX := ADDRESS/LENGTH (IPv6 format, LENGTH 0 to 128)",
+	"LIMIT := { pit-max | cs-max-entries | cs-mem-max | prod-mem-max |",
+	"           unprivileged-prefix-min | pit-user-max | prod-user-mem-max }",
+	NULL,
+};
+
 static void hicn_usage(void)
 {
-	fprintf(stderr,
-		"Usage: hicnctl hicn namespace show [ prefix PREFIX ]\n"
-		"       hicnctl hicn cs show\n"
-		"       hicnctl hicn cs entries [ prefix PREFIX ]\n"
-		"       hicnctl hicn cs flush [ prefix PREFIX ]\n"
-		"       hicnctl hicn cs set [ capacity N ] [ mem BYTES ]\n"
-		"       hicnctl hicn pit show\n"
-		"       hicnctl hicn limits show\n"
-		"       hicnctl hicn limits set [ LIMIT VALUE ]...\n"
-		"       hicnctl hicn stats\n"
-		"       hicnctl hicn monitor\n"
-		"PREFIX := ADDRESS/LENGTH (IPv6 format, LENGTH 0 to 128)\n"
-		"LIMIT := { pit-max | cs-max-entries | cs-mem-max | prod-mem-max |\n"
-		"           unprivileged-prefix-min | pit-user-max | prod-user-mem-max }\n");
+	print_grammar(stderr, hicn_grammar, "Usage: ", true);
 }
 
 /* "unknown word" for the hicn object. */
@@ -124,9 +129,10 @@ static int end_json(int err)
 
 /* ---- namespace ---- */
 
-static void namespace_fields(struct nlattr **tb)
+/* A claim's attributes; @fmt prints the prefix. */
+static void namespace_fields(struct nlattr **tb, const char *fmt)
 {
-	print_prefix("prefix", "%s", tb[HICN_A_NAMESPACE_PREFIX],
+	print_prefix("prefix", fmt, tb[HICN_A_NAMESPACE_PREFIX],
 		     tb[HICN_A_NAMESPACE_PREFIX_LEN]);
 	print_attr(tb, HICN_A_NAMESPACE_UID, "uid", " uid %llu");
 	print_attr(tb, HICN_A_NAMESPACE_INODE, "inode", " inode %llu");
@@ -145,7 +151,7 @@ static int namespace_print(struct nl_msg *msg, void *arg)
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_NAMESPACE_MAX, NULL))
 		return NL_SKIP;
 	print_open_object(NULL);
-	namespace_fields(tb);
+	namespace_fields(tb, "%s");
 	print_close_object();
 	print_nl();
 	return NL_OK;
@@ -437,32 +443,21 @@ static int do_stats(int argc, char **argv)
 
 /* ---- monitor ---- */
 
+static const char *const event_names[] = {
+	[HICN_CMD_NAMESPACE_CLAIMED]	= "namespace-claimed",
+	[HICN_CMD_NAMESPACE_RELEASED]	= "namespace-released",
+};
+
 static int event_print(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[HICN_A_NAMESPACE_MAX + 1];
-	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
-	const char *name;
 
 	(void)arg;
-	switch (g->cmd) {
-	case HICN_CMD_NAMESPACE_CLAIMED:
-		name = "namespace-claimed";
-		break;
-	case HICN_CMD_NAMESPACE_RELEASED:
-		name = "namespace-released";
-		break;
-	default:
+	if (!event_open(msg, event_names, ARRAY_SIZE(event_names), tb,
+			HICN_A_NAMESPACE_MAX))
 		return NL_SKIP;
-	}
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_NAMESPACE_MAX, NULL))
-		return NL_SKIP;
-	print_open_object(NULL);
-	print_string("event", "[%s] ", name);
-	namespace_fields(tb);
-	print_close_object();
-	putchar('\n');
-	/* Each event its own JSON document: a fresh separator state. */
-	print_reset();
+	namespace_fields(tb, " %s");
+	event_close();
 	return NL_OK;
 }
 

@@ -34,34 +34,25 @@
 
 bool json;
 
+void print_grammar(FILE *f, const char *const *grammar, const char *lead,
+		   bool defs)
+{
+	for (; *grammar; grammar++, lead = lead ? "       " : NULL)
+		if (lead)
+			fprintf(f, "%s%s\n", lead, *grammar);
+	for (grammar++; defs && *grammar; grammar++)
+		fprintf(f, "%s\n", *grammar);
+}
+
 static void print_usage(FILE *f)
 {
+	fprintf(f, "Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n");
+	print_grammar(f, hicn_grammar, "       ", false);
+	print_grammar(f, psock_grammar, "       ", false);
+	fprintf(f, "OBJECT := { hicn | psock }\n");
+	print_grammar(f, hicn_grammar, NULL, true);
+	print_grammar(f, psock_grammar, NULL, true);
 	fprintf(f,
-		"Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"       hicnctl hicn namespace show [ prefix PREFIX ]\n"
-		"       hicnctl hicn cs show\n"
-		"       hicnctl hicn cs entries [ prefix PREFIX ]\n"
-		"       hicnctl hicn cs flush [ prefix PREFIX ]\n"
-		"       hicnctl hicn cs set [ capacity N ] [ mem BYTES ]\n"
-		"       hicnctl hicn pit show\n"
-		"       hicnctl hicn limits show\n"
-		"       hicnctl hicn limits set [ LIMIT VALUE ]...\n"
-		"       hicnctl hicn stats\n"
-		"       hicnctl hicn monitor\n"
-		"       hicnctl psock endpoint add ADDRESS [ id ID ] [ dev IFNAME ] [ FLAG ... ]\n"
-		"       hicnctl psock endpoint delete id ID\n"
-		"       hicnctl psock endpoint show [ id ID ]\n"
-		"       hicnctl psock endpoint flush [ inet | inet6 ]\n"
-		"       hicnctl psock limits show\n"
-		"       hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]\n"
-		"       hicnctl psock stats\n"
-		"       hicnctl psock monitor\n"
-		"OBJECT := { hicn | psock }\n"
-		"PREFIX := ADDRESS/LENGTH (IPv6 format, LENGTH 0 to 128)\n"
-		"LIMIT := { pit-max | cs-max-entries | cs-mem-max | prod-mem-max |\n"
-		"           unprivileged-prefix-min | pit-user-max | prod-user-mem-max }\n"
-		"FLAG := { signal | subflow }\n"
-		"DRIVER := { poll-all | round-robin }\n"
 		"OPTIONS := { -j[son] | -n[etns] NAME | -h[elp] }\n"
 		"Exit status: 0 success, 1 usage error, 2 the kernel refused.\n");
 }
@@ -408,6 +399,33 @@ int nl_monitor(const char *family, const char *group, nl_answer_cb cb)
 	while (err >= 0 || err == -NLE_INTR);
 	fprintf(stderr, "Error: netlink: %s.\n", nl_geterror(err));
 	return EXIT_KERNEL;
+}
+
+/*
+ * The start of a multicast notification: its name is @names[cmd] (a
+ * command without a name is no event: skipped), its attributes are parsed
+ * into @tb.  Prints "[name]", or opens its JSON object with "event".
+ * Returns false when the message is to be skipped.
+ */
+bool event_open(struct nl_msg *msg, const char *const *names,
+		unsigned int n, struct nlattr **tb, int maxattr)
+{
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+
+	if (g->cmd >= n || !names[g->cmd] ||
+	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, maxattr, NULL))
+		return false;
+	print_open_object(NULL);
+	print_string("event", "[%s]", names[g->cmd]);
+	return true;
+}
+
+/* The end of a notification: one line, or one JSON document, each. */
+void event_close(void)
+{
+	print_close_object();
+	putchar('\n');
+	print_reset();
 }
 
 /* ---- main ---- */

@@ -8,6 +8,7 @@
 #define HICNCTL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdnoreturn.h>
 #include <linux/types.h>
 
@@ -59,6 +60,22 @@ void print_uint(const char *key, const char *fmt, __u64 val);
 void print_flag(const char *word);	/* element of an open array */
 void print_nl(void);
 void print_reset(void);	/* the next output starts a new JSON document */
+
+struct nlattr;
+bool event_open(struct nl_msg *msg, const char *const *names,
+		unsigned int n, struct nlattr **tb, int maxattr);
+void event_close(void);
+
+/*
+ * Each object's grammar: its command lines, NULL, then its definitions
+ * (PREFIX := ...), NULL.  print_grammar() prints the command lines, the
+ * first after @lead and the others indented as under "Usage: " (none when
+ * @lead is NULL), then the definitions when @defs.
+ */
+extern const char *const hicn_grammar[];
+extern const char *const psock_grammar[];
+void print_grammar(FILE *f, const char *const *grammar, const char *lead,
+		   bool defs);
 
 int do_psock(int argc, char **argv);
 int do_hicn(int argc, char **argv);
