@@ -122,6 +122,16 @@ stop_producer() {
 	wait "${prod_pid[$1]}"
 }
 
+# ---- help ----
+
+check "help: hicnctl help has the 10 hicn commands" 0 10 \
+	eval "\"$HICNCTL\" help | grep -c '^       hicnctl hicn '"
+check "help: hicnctl hicn help, the same grammar" 0 10 \
+	eval "\"$HICNCTL\" hicn help 2>&1 | grep -c 'hicnctl hicn '"
+check "help: an unknown hicn object is a usage error" 1 \
+	'Error: object "hicn foo" is unknown, try "hicnctl hicn help".' \
+	ctl1 foo
+
 # ---- empty tables ----
 
 check "namespace show: none at first" 0 "" ctl1 namespace show
