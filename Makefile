@@ -107,7 +107,8 @@ install: modules userspace
 	done
 	install -d $(DESTDIR)$(PREFIX)/include/linux
 	install -m 0644 include/uapi/linux/hicn.h include/uapi/linux/psock.h \
-		include/uapi/linux/psock_netlink.h $(DESTDIR)$(PREFIX)/include/linux/
+		include/uapi/linux/psock_netlink.h include/uapi/linux/hicn_netlink.h \
+		$(DESTDIR)$(PREFIX)/include/linux/
 	$(MAKE) -s -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 uninstall:
@@ -117,7 +118,8 @@ uninstall:
 		depmod -a $$rel; \
 	done
 	rm -f $(DESTDIR)$(PREFIX)/include/linux/hicn.h $(DESTDIR)$(PREFIX)/include/linux/psock.h \
-		$(DESTDIR)$(PREFIX)/include/linux/psock_netlink.h
+		$(DESTDIR)$(PREFIX)/include/linux/psock_netlink.h \
+		$(DESTDIR)$(PREFIX)/include/linux/hicn_netlink.h
 	$(MAKE) -s -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 clean:

@@ -97,6 +97,7 @@ static int hicn_release(struct socket *sock)
 	lock_sock(sk);
 	hicn_pernet_unlink(hs);
 	if (hs->claim) {
+		hicn_nl_ns_event(hs, false);
 		hicn_fib_release(hicn_pernet(sock_net(sk)), hs->claim);
 		hs->claim = NULL;
 	}
@@ -218,6 +219,7 @@ static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 		}
 		hs->claim = claim;
 		hicn_pernet_set_name(hs, &name);
+		hicn_nl_ns_event(hs, true);
 		goto out;
 	}
 	/*
@@ -442,16 +444,24 @@ static int __init hicn_init(void)
 		goto err_proto;
 	}
 
+	err = hicn_netlink_init();
+	if (err) {
+		pr_err("netlink family registration failed: %d\n", err);
+		goto err_pernet;
+	}
+
 	err = sock_register(&hicn_family_ops);
 	if (err) {
 		pr_err("cannot register family %d (in use?): %d\n",
 		       hicn_family, err);
-		goto err_pernet;
+		goto err_netlink;
 	}
 
 	pr_info("registered address family %d\n", hicn_family);
 	return 0;
 
+err_netlink:
+	hicn_netlink_exit();
 err_pernet:
 	hicn_pernet_exit();
 err_proto:
@@ -466,6 +476,7 @@ err_obj:
 static void __exit hicn_exit(void)
 {
 	sock_unregister(hicn_family);
+	hicn_netlink_exit();
 	hicn_pernet_exit();
 	proto_unregister(&hicn_proto);
 	rcu_barrier();	/* FIB entries are freed by call_rcu() */

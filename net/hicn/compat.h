@@ -18,6 +18,14 @@
  *   HICN_HAVE_SOCKADDR_UNSIZED  6.19: proto_ops->bind and ->connect take a
  *                               struct sockaddr_unsized (before: struct
  *                               sockaddr).
+ *   HICN_HAVE_GENL_INFO_DUMP    6.2: a dump's parsed request attributes
+ *                               are in genl_info_dump(cb)->attrs; before,
+ *                               in genl_dumpit_info(cb)->attrs.
+ *                               hicn_nl_dump_attrs() reads them on both.
+ *
+ * The netlink family (netlink.c) needs nothing else: its generated table
+ * is struct genl_ops with a policy per op (6.1 has no split ops), and it
+ * has no pre_doit.
  *
  * sock_i_ino() returns a u64 since 7.1 (an unsigned long before): proc.c
  * prints it as a u64, which is right on every kernel and needs nothing here.
@@ -28,6 +36,7 @@
 #include <linux/socket.h>
 #include <linux/sysctl.h>
 #include <linux/uidgid.h>
+#include <net/genetlink.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -56,6 +65,18 @@ static inline kuid_t sk_uid(const struct sock *sk)
 
 #ifndef HICN_HAVE_SOCKADDR_UNSIZED
 #define sockaddr_unsized sockaddr
+#endif
+
+#ifdef HICN_HAVE_GENL_INFO_DUMP
+static inline struct nlattr **hicn_nl_dump_attrs(struct netlink_callback *cb)
+{
+	return genl_info_dump(cb)->attrs;
+}
+#else
+static inline struct nlattr **hicn_nl_dump_attrs(struct netlink_callback *cb)
+{
+	return genl_dumpit_info(cb)->attrs;
+}
 #endif
 
 #endif /* _NET_HICN_COMPAT_H */

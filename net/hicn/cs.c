@@ -29,6 +29,7 @@
 
 #include <linux/jhash.h>
 #include <linux/slab.h>
+#include <net/ipv6.h>
 
 #include "hicn.h"
 
@@ -257,6 +258,83 @@ void hicn_cs_flush(struct hicn_net *hn)
 	spin_unlock_bh(&hn->cs_lock);
 
 	hicn_cs_free(&list);
+}
+
+/**
+ * hicn_cs_flush_prefix() - drop the entries whose names are in a prefix
+ * @hn: the namespace's AF_HICN state
+ * @prefix: the prefix
+ * @plen: its length in bits, 0 (everything) to HICN_PREFIX_MAX
+ *
+ * Return: the number of entries dropped.
+ */
+unsigned int hicn_cs_flush_prefix(struct hicn_net *hn,
+				  const struct in6_addr *prefix,
+				  unsigned int plen)
+{
+	struct hicn_cs_entry *e, *tmp;
+	unsigned int n = 0;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&hn->cs_lock);
+	list_for_each_entry_safe(e, tmp, &hn->cs_lru, lru) {
+		if (!ipv6_prefix_equal(&e->d.key.name, prefix, plen))
+			continue;
+		hicn_cs_unlink(hn, e, &list);
+		n++;
+	}
+	spin_unlock_bh(&hn->cs_lock);
+
+	hicn_cs_free(&list);
+	return n;
+}
+
+/**
+ * hicn_cs_walk() - call @fn for the valid entries in a prefix, resumably
+ * @hn: the namespace's AF_HICN state
+ * @cursor: where to start, where the walk stopped: [0] a bucket of the
+ *	hash, [1] the position in that bucket's chain; {0, 0} at first
+ * @prefix: the names to walk
+ * @plen: its length in bits, 0 (everything) to HICN_PREFIX_MAX
+ * @fn: called under cs_lock (BH off): must not sleep nor take a lock
+ *	that is not a leaf
+ * @arg: for @fn
+ *
+ * The walk goes bucket by bucket; an entry @fn stops at is the first one
+ * of the next call with the same @cursor.  Entries added or dropped
+ * between two calls may be missed or met twice, as in any netlink dump
+ * of a table that changes.  Stale entries are passed over.
+ *
+ * Return: 0 at the end of the store, or what @fn returned to stop.
+ */
+int hicn_cs_walk(struct hicn_net *hn, unsigned long cursor[2],
+		 const struct in6_addr *prefix, unsigned int plen,
+		 hicn_cs_walk_fn fn, void *arg)
+{
+	struct hicn_cs_entry *e;
+	unsigned long pos;
+	int ret = 0;
+
+	spin_lock_bh(&hn->cs_lock);
+	for (; cursor[0] < ARRAY_SIZE(hn->cs); cursor[0]++, cursor[1] = 0) {
+		pos = 0;
+		hlist_for_each_entry(e, &hn->cs[cursor[0]], node) {
+			if (pos++ < cursor[1])
+				continue;
+			if (hicn_cs_stale(e) ||
+			    !ipv6_prefix_equal(&e->d.key.name, prefix, plen))
+				continue;
+			ret = fn(&e->d, arg);
+			if (ret < 0) {
+				cursor[1] = pos - 1;
+				goto out;
+			}
+		}
+	}
+	ret = 0;
+out:
+	spin_unlock_bh(&hn->cs_lock);
+	return ret;
 }
 
 int hicn_cs_init(void)

@@ -19,6 +19,8 @@
  *   object.c    published objects: the payload that segments point into
  *   pernet.c    per-netns state, garbage collection, sysctls
  *   proc.c      /proc/net/hicn, hicn_stat, hicn_fib
+ *   netlink.c   the "hicn" generic netlink family (netlink_gen.[ch] are
+ *               generated from Documentation/netlink/specs/hicn.yaml)
  */
 #ifndef _NET_HICN_HICN_H
 #define _NET_HICN_HICN_H
@@ -641,6 +643,18 @@ bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
 void hicn_cs_insert(struct hicn_net *hn, const struct hicn_data *d);
 bool hicn_cs_gc(struct hicn_net *hn);
 void hicn_cs_flush(struct hicn_net *hn);
+unsigned int hicn_cs_flush_prefix(struct hicn_net *hn,
+				  const struct in6_addr *prefix,
+				  unsigned int plen);
+
+/*
+ * Called by hicn_cs_walk() for each valid entry it meets: 0 when it used
+ * the entry, > 0 when it passed it over, < 0 to stop the walk there.
+ */
+typedef int (*hicn_cs_walk_fn)(const struct hicn_data *d, void *arg);
+int hicn_cs_walk(struct hicn_net *hn, unsigned long cursor[2],
+		 const struct in6_addr *prefix, unsigned int plen,
+		 hicn_cs_walk_fn fn, void *arg);
 int hicn_cs_init(void);
 void hicn_cs_exit(void);
 
@@ -682,6 +696,7 @@ void hicn_pernet_unlink(struct hicn_sock *hs);
 void hicn_pernet_set_name(struct hicn_sock *hs,
 			  const struct sockaddr_hicn *name);
 void hicn_gc_kick(struct hicn_net *hn);
+void hicn_cs_limits_changed(struct hicn_net *hn);
 int hicn_pernet_init(void);
 void hicn_pernet_exit(void);
 
@@ -695,7 +710,49 @@ static inline void hicn_fault_inject(void)
 #endif
 
 /* proc.c */
+
+/* The lines of /proc/net/hicn_stat, in order. */
+enum hicn_stat_item {
+	HICN_STAT_PIT_ENTRIES,
+	HICN_STAT_PIT_MAX,
+	HICN_STAT_PIT_AGGREGATED,
+	HICN_STAT_PIT_DROPS,
+	HICN_STAT_PIT_EXPIRED,
+	HICN_STAT_PIT_USER_MAX,
+	HICN_STAT_PIT_USER_DROPS,
+	HICN_STAT_CS_ENTRIES,
+	HICN_STAT_CS_MAX_ENTRIES,
+	HICN_STAT_CS_BYTES,
+	HICN_STAT_CS_MEM_MAX,
+	HICN_STAT_CS_HITS,
+	HICN_STAT_CS_MISSES,
+	HICN_STAT_CS_EVICTIONS,
+	HICN_STAT_CS_GC_RUNS,
+	HICN_STAT_CS_GC_STEPS,
+	HICN_STAT_FIB_ENTRIES,
+	HICN_STAT_FACES,
+	HICN_STAT_NO_ROUTE,
+	HICN_STAT_INTERESTS,
+	HICN_STAT_DATA,
+	HICN_STAT_UNSOLICITED,
+	HICN_STAT_PROD_MEM,
+	HICN_STAT_PROD_NAMES,
+	HICN_STAT_PROD_HELD,
+	HICN_STAT_PROD_LOOKUPS,
+	HICN_STAT_PROD_LOOKUP_STEPS,
+	HICN_STAT_PROD_EXPIRY_STEPS,
+	HICN_STAT_CONS_SCAN_STEPS,
+	HICN_STAT_PROD_HELD_STEPS,
+	HICN_STAT_NUM
+};
+
+void hicn_stat_read(struct hicn_net *hn, u64 val[HICN_STAT_NUM]);
 int hicn_proc_init_net(struct net *net);
 void hicn_proc_exit_net(struct net *net);
+
+/* netlink.c */
+int hicn_netlink_init(void);
+void hicn_netlink_exit(void);
+void hicn_nl_ns_event(struct hicn_sock *hs, bool claimed);
 
 #endif /* _NET_HICN_HICN_H */

@@ -221,13 +221,18 @@ static int hicn_cs_sysctl(HICN_CTL_CONST struct ctl_table *table, int write,
 	int err;
 
 	err = hicn_limit_sysctl(table, write, buffer, lenp, ppos);
-	if (!err && write) {
-		if (!READ_ONCE(hn->cs_max_entries))
-			hicn_cs_flush(hn);
-		else
-			hicn_cs_gc(hn);
-	}
+	if (!err && write)
+		hicn_cs_limits_changed(hn);
 	return err;
+}
+
+/* A CS limit was written (sysctl or netlink): apply it at once. */
+void hicn_cs_limits_changed(struct hicn_net *hn)
+{
+	if (!READ_ONCE(hn->cs_max_entries))
+		hicn_cs_flush(hn);
+	else
+		hicn_cs_gc(hn);
 }
 
 static int hicn_sysctl_init(struct net *net, struct hicn_net *hn)

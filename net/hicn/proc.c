@@ -86,65 +86,101 @@ static const struct seq_operations hicn_seq_ops = {
 	.show	= hicn_seq_show,
 };
 
+/* The lines of /proc/net/hicn_stat, in enum hicn_stat_item order. */
+static const char *const hicn_stat_names[HICN_STAT_NUM] = {
+	[HICN_STAT_PIT_ENTRIES]		= "pit_entries",
+	[HICN_STAT_PIT_MAX]		= "pit_max",
+	[HICN_STAT_PIT_AGGREGATED]	= "pit_aggregated",
+	[HICN_STAT_PIT_DROPS]		= "pit_drops",
+	[HICN_STAT_PIT_EXPIRED]		= "pit_expired",
+	[HICN_STAT_PIT_USER_MAX]	= "pit_user_max",
+	[HICN_STAT_PIT_USER_DROPS]	= "pit_user_drops",
+	[HICN_STAT_CS_ENTRIES]		= "cs_entries",
+	[HICN_STAT_CS_MAX_ENTRIES]	= "cs_max_entries",
+	[HICN_STAT_CS_BYTES]		= "cs_bytes",
+	[HICN_STAT_CS_MEM_MAX]		= "cs_mem_max",
+	[HICN_STAT_CS_HITS]		= "cs_hits",
+	[HICN_STAT_CS_MISSES]		= "cs_misses",
+	[HICN_STAT_CS_EVICTIONS]	= "cs_evictions",
+	[HICN_STAT_CS_GC_RUNS]		= "cs_gc_runs",
+	[HICN_STAT_CS_GC_STEPS]		= "cs_gc_steps",
+	[HICN_STAT_FIB_ENTRIES]		= "fib_entries",
+	[HICN_STAT_FACES]		= "faces",
+	[HICN_STAT_NO_ROUTE]		= "no_route",
+	[HICN_STAT_INTERESTS]		= "interests",
+	[HICN_STAT_DATA]		= "data",
+	[HICN_STAT_UNSOLICITED]		= "unsolicited",
+	[HICN_STAT_PROD_MEM]		= "prod_mem",
+	[HICN_STAT_PROD_NAMES]		= "prod_names",
+	[HICN_STAT_PROD_HELD]		= "prod_held",
+	[HICN_STAT_PROD_LOOKUPS]	= "prod_lookups",
+	[HICN_STAT_PROD_LOOKUP_STEPS]	= "prod_lookup_steps",
+	[HICN_STAT_PROD_EXPIRY_STEPS]	= "prod_expiry_steps",
+	[HICN_STAT_CONS_SCAN_STEPS]	= "cons_scan_steps",
+	[HICN_STAT_PROD_HELD_STEPS]	= "prod_held_steps",
+};
+
+/**
+ * hicn_stat_read() - the forwarder's table sizes and counters
+ * @hn: the namespace's AF_HICN state
+ * @val: filled in enum hicn_stat_item order; each table's numbers are read
+ *	together under its lock
+ *
+ * /proc/net/hicn_stat prints them, the netlink family sends them
+ * (counters-get, pit-get, cs-get).  None is negative.
+ */
+void hicn_stat_read(struct hicn_net *hn, u64 val[HICN_STAT_NUM])
+{
+	struct hicn_stats *st = &hn->stats;
+
+	spin_lock_bh(&hn->pit_lock);
+	val[HICN_STAT_PIT_ENTRIES] = hn->pit_entries;
+	val[HICN_STAT_PIT_AGGREGATED] = st->pit_aggregated;
+	val[HICN_STAT_PIT_DROPS] = st->pit_drops;
+	val[HICN_STAT_PIT_EXPIRED] = st->pit_expired;
+	val[HICN_STAT_PIT_USER_DROPS] = st->pit_user_drops;
+	spin_unlock_bh(&hn->pit_lock);
+	spin_lock_bh(&hn->cs_lock);
+	val[HICN_STAT_CS_ENTRIES] = hn->cs_entries;
+	val[HICN_STAT_CS_BYTES] = hn->cs_bytes;
+	val[HICN_STAT_CS_HITS] = st->cs_hits;
+	val[HICN_STAT_CS_MISSES] = st->cs_misses;
+	val[HICN_STAT_CS_EVICTIONS] = st->cs_evictions;
+	val[HICN_STAT_CS_GC_RUNS] = st->cs_gc_runs;
+	val[HICN_STAT_CS_GC_STEPS] = st->cs_gc_steps;
+	spin_unlock_bh(&hn->cs_lock);
+
+	val[HICN_STAT_PIT_MAX] = READ_ONCE(hn->pit_max);
+	val[HICN_STAT_PIT_USER_MAX] = READ_ONCE(hn->pit_user_max);
+	val[HICN_STAT_CS_MAX_ENTRIES] = READ_ONCE(hn->cs_max_entries);
+	val[HICN_STAT_CS_MEM_MAX] = READ_ONCE(hn->cs_mem_max);
+	val[HICN_STAT_FIB_ENTRIES] = READ_ONCE(hn->fib_entries);
+	val[HICN_STAT_FACES] = READ_ONCE(hn->nr_faces);
+	val[HICN_STAT_NO_ROUTE] = atomic64_read(&st->no_route);
+	val[HICN_STAT_INTERESTS] = atomic64_read(&st->interests);
+	val[HICN_STAT_DATA] = atomic64_read(&st->data);
+	val[HICN_STAT_UNSOLICITED] = atomic64_read(&st->unsolicited);
+	val[HICN_STAT_PROD_MEM] = atomic_long_read(&hn->prod_mem);
+	val[HICN_STAT_PROD_NAMES] = atomic_long_read(&hn->prod_names);
+	val[HICN_STAT_PROD_HELD] = atomic_long_read(&hn->prod_held);
+	val[HICN_STAT_PROD_LOOKUPS] = atomic64_read(&st->prod_lookups);
+	val[HICN_STAT_PROD_LOOKUP_STEPS] =
+		atomic64_read(&st->prod_lookup_steps);
+	val[HICN_STAT_PROD_EXPIRY_STEPS] =
+		atomic64_read(&st->prod_expiry_steps);
+	val[HICN_STAT_CONS_SCAN_STEPS] = atomic64_read(&st->cons_scan_steps);
+	val[HICN_STAT_PROD_HELD_STEPS] = atomic64_read(&st->prod_held_steps);
+}
+
 static int hicn_stat_show(struct seq_file *seq, void *v)
 {
 	struct hicn_net *hn = hicn_pernet(seq_file_single_net(seq));
-	struct hicn_stats *st = &hn->stats;
-	u64 pit[5], cs[7];
+	u64 val[HICN_STAT_NUM];
+	int i;
 
-	spin_lock_bh(&hn->pit_lock);
-	pit[0] = hn->pit_entries;
-	pit[1] = st->pit_aggregated;
-	pit[2] = st->pit_drops;
-	pit[3] = st->pit_expired;
-	pit[4] = st->pit_user_drops;
-	spin_unlock_bh(&hn->pit_lock);
-	spin_lock_bh(&hn->cs_lock);
-	cs[0] = hn->cs_entries;
-	cs[1] = hn->cs_bytes;
-	cs[2] = st->cs_hits;
-	cs[3] = st->cs_misses;
-	cs[4] = st->cs_evictions;
-	cs[5] = st->cs_gc_runs;
-	cs[6] = st->cs_gc_steps;
-	spin_unlock_bh(&hn->cs_lock);
-
-	seq_printf(seq, "pit_entries %llu\n", pit[0]);
-	seq_printf(seq, "pit_max %d\n", READ_ONCE(hn->pit_max));
-	seq_printf(seq, "pit_aggregated %llu\n", pit[1]);
-	seq_printf(seq, "pit_drops %llu\n", pit[2]);
-	seq_printf(seq, "pit_expired %llu\n", pit[3]);
-	seq_printf(seq, "pit_user_max %d\n", READ_ONCE(hn->pit_user_max));
-	seq_printf(seq, "pit_user_drops %llu\n", pit[4]);
-	seq_printf(seq, "cs_entries %llu\n", cs[0]);
-	seq_printf(seq, "cs_max_entries %d\n", READ_ONCE(hn->cs_max_entries));
-	seq_printf(seq, "cs_bytes %llu\n", cs[1]);
-	seq_printf(seq, "cs_mem_max %ld\n", READ_ONCE(hn->cs_mem_max));
-	seq_printf(seq, "cs_hits %llu\n", cs[2]);
-	seq_printf(seq, "cs_misses %llu\n", cs[3]);
-	seq_printf(seq, "cs_evictions %llu\n", cs[4]);
-	seq_printf(seq, "cs_gc_runs %llu\n", cs[5]);
-	seq_printf(seq, "cs_gc_steps %llu\n", cs[6]);
-	seq_printf(seq, "fib_entries %u\n", READ_ONCE(hn->fib_entries));
-	seq_printf(seq, "faces %u\n", READ_ONCE(hn->nr_faces));
-	seq_printf(seq, "no_route %lld\n", atomic64_read(&st->no_route));
-	seq_printf(seq, "interests %lld\n", atomic64_read(&st->interests));
-	seq_printf(seq, "data %lld\n", atomic64_read(&st->data));
-	seq_printf(seq, "unsolicited %lld\n",
-		   atomic64_read(&st->unsolicited));
-	seq_printf(seq, "prod_mem %ld\n", atomic_long_read(&hn->prod_mem));
-	seq_printf(seq, "prod_names %ld\n", atomic_long_read(&hn->prod_names));
-	seq_printf(seq, "prod_held %ld\n", atomic_long_read(&hn->prod_held));
-	seq_printf(seq, "prod_lookups %lld\n",
-		   atomic64_read(&st->prod_lookups));
-	seq_printf(seq, "prod_lookup_steps %lld\n",
-		   atomic64_read(&st->prod_lookup_steps));
-	seq_printf(seq, "prod_expiry_steps %lld\n",
-		   atomic64_read(&st->prod_expiry_steps));
-	seq_printf(seq, "cons_scan_steps %lld\n",
-		   atomic64_read(&st->cons_scan_steps));
-	seq_printf(seq, "prod_held_steps %lld\n",
-		   atomic64_read(&st->prod_held_steps));
+	hicn_stat_read(hn, val);
+	for (i = 0; i < HICN_STAT_NUM; i++)
+		seq_printf(seq, "%s %llu\n", hicn_stat_names[i], val[i]);
 	return 0;
 }
 

@@ -8,6 +8,9 @@
 #   Documentation/netlink/specs/psock.yaml ->
 #	net/psock/netlink_gen.c, net/psock/netlink_gen.h,
 #	include/uapi/linux/psock_netlink.h
+#   Documentation/netlink/specs/hicn.yaml ->
+#	net/hicn/netlink_gen.c, net/hicn/netlink_gen.h,
+#	include/uapi/linux/hicn_netlink.h
 #
 # Usage: tools/net/ynl-regen.sh          write the generated files
 #        tools/net/ynl-regen.sh --check  generate into a temporary folder
@@ -34,6 +37,9 @@ TARGETS="
 psock kernel source net/psock/netlink_gen.c
 psock kernel header net/psock/netlink_gen.h
 psock uapi   header include/uapi/linux/psock_netlink.h
+hicn  kernel source net/hicn/netlink_gen.c
+hicn  kernel header net/hicn/netlink_gen.h
+hicn  uapi   header include/uapi/linux/hicn_netlink.h
 "
 
 tmp=$(mktemp -d)

@@ -34,21 +34,25 @@
 
 bool json;
 
+void print_grammar(FILE *f, const char *const *grammar, const char *lead,
+		   bool defs)
+{
+	for (; *grammar; grammar++, lead = lead ? "       " : NULL)
+		if (lead)
+			fprintf(f, "%s%s\n", lead, *grammar);
+	for (grammar++; defs && *grammar; grammar++)
+		fprintf(f, "%s\n", *grammar);
+}
+
 static void print_usage(FILE *f)
 {
+	fprintf(f, "Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n");
+	print_grammar(f, hicn_grammar, "       ", false);
+	print_grammar(f, psock_grammar, "       ", false);
+	fprintf(f, "OBJECT := { hicn | psock }\n");
+	print_grammar(f, hicn_grammar, NULL, true);
+	print_grammar(f, psock_grammar, NULL, true);
 	fprintf(f,
-		"Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"       hicnctl psock endpoint add ADDRESS [ id ID ] [ dev IFNAME ] [ FLAG ... ]\n"
-		"       hicnctl psock endpoint delete id ID\n"
-		"       hicnctl psock endpoint show [ id ID ]\n"
-		"       hicnctl psock endpoint flush [ inet | inet6 ]\n"
-		"       hicnctl psock limits show\n"
-		"       hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]\n"
-		"       hicnctl psock stats\n"
-		"       hicnctl psock monitor\n"
-		"OBJECT := { psock }\n"
-		"FLAG := { signal | subflow }\n"
-		"DRIVER := { poll-all | round-robin }\n"
 		"OPTIONS := { -j[son] | -n[etns] NAME | -h[elp] }\n"
 		"Exit status: 0 success, 1 usage error, 2 the kernel refused.\n");
 }
@@ -71,6 +75,37 @@ bool matches(const char *arg, const char *word)
 	size_t n = strlen(arg);
 
 	return n && n <= strlen(word) && !strncmp(arg, word, n);
+}
+
+/* The next argument, or a usage error naming what needed it. */
+char *next_arg(int *argc, char ***argv, const char *what)
+{
+	if (*argc < 2)
+		usage_error("\"%s\" needs an argument", what);
+	(*argc)--;
+	(*argv)++;
+	return **argv;
+}
+
+__u64 get_u64(const char *arg, const char *what)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || !*arg || *end || arg[0] == '-')
+		usage_error("\"%s\" is not a valid %s", arg, what);
+	return v;
+}
+
+unsigned long get_number(const char *arg, const char *what)
+{
+	__u64 v = get_u64(arg, what);
+
+	if (v > 0xffffffffULL)
+		usage_error("\"%s\" is not a valid %s", arg, what);
+	return v;
 }
 
 /* ---- the printer ---- */
@@ -237,13 +272,20 @@ static int nl_on_valid(struct nl_msg *msg, void *arg)
 	return st->cb ? st->cb(msg, st->arg) : NL_OK;
 }
 
+/* Copies the extack message of the TLVs at @a (@len bytes) into @st. */
+static void nl_extack(struct nl_state *st, struct nlattr *a, int len)
+{
+	for (; nla_ok(a, len); a = nla_next(a, &len))
+		if (nla_type(a) == NLMSGERR_ATTR_MSG)
+			snprintf(st->emsg, sizeof(st->emsg), "%.*s",
+				 nla_len(a), (char *)nla_data(a));
+}
+
 static int nl_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
 	struct nl_state *st = arg;
-	struct nlattr *a;
 	size_t off;
-	int rem;
 
 	(void)nla;
 	st->err = e->error;
@@ -255,12 +297,8 @@ static int nl_on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
 	if (NLMSG_HDRLEN + off > nlh->nlmsg_len)
 		return NL_STOP;
-	rem = nlh->nlmsg_len - NLMSG_HDRLEN - off;
-	for (a = (struct nlattr *)((char *)e + off); nla_ok(a, rem);
-	     a = nla_next(a, &rem))
-		if (nla_type(a) == NLMSGERR_ATTR_MSG)
-			snprintf(st->emsg, sizeof(st->emsg), "%.*s",
-				 nla_len(a), (char *)nla_data(a));
+	nl_extack(st, (struct nlattr *)((char *)e + off),
+		  nlh->nlmsg_len - NLMSG_HDRLEN - off);
 	return NL_STOP;
 }
 
@@ -270,6 +308,31 @@ static int nl_on_ack(struct nl_msg *msg, void *arg)
 
 	(void)msg;
 	st->done = true;
+	return NL_STOP;
+}
+
+/*
+ * The end of a dump: NLMSG_DONE carries the dump's result, an int, and
+ * when it failed the extack TLVs after it (a request the dump refused).
+ */
+static int nl_on_finish(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nl_state *st = arg;
+	size_t off = NLMSG_ALIGN(sizeof(int));
+	int err;
+
+	st->done = true;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(int))
+		return NL_STOP;
+	memcpy(&err, nlmsg_data(nlh), sizeof(err));
+	if (err >= 0)
+		return NL_STOP;
+	st->err = err;
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
+	    nlh->nlmsg_len >= NLMSG_HDRLEN + off)
+		nl_extack(st, (struct nlattr *)((char *)nlmsg_data(nlh) + off),
+			  nlh->nlmsg_len - NLMSG_HDRLEN - off);
 	return NL_STOP;
 }
 
@@ -285,7 +348,7 @@ int nl_transact(struct nl_msg *msg, nl_answer_cb cb, void *arg)
 		usage_error("out of memory");
 	nl_cb_set(nlcb, NL_CB_VALID, NL_CB_CUSTOM, nl_on_valid, &st);
 	nl_cb_set(nlcb, NL_CB_ACK, NL_CB_CUSTOM, nl_on_ack, &st);
-	nl_cb_set(nlcb, NL_CB_FINISH, NL_CB_CUSTOM, nl_on_ack, &st);
+	nl_cb_set(nlcb, NL_CB_FINISH, NL_CB_CUSTOM, nl_on_finish, &st);
 	nl_cb_err(nlcb, NL_CB_CUSTOM, nl_on_error, &st);
 
 	err = nl_send_auto(nl_sk, msg);
@@ -336,6 +399,33 @@ int nl_monitor(const char *family, const char *group, nl_answer_cb cb)
 	while (err >= 0 || err == -NLE_INTR);
 	fprintf(stderr, "Error: netlink: %s.\n", nl_geterror(err));
 	return EXIT_KERNEL;
+}
+
+/*
+ * The start of a multicast notification: its name is @names[cmd] (a
+ * command without a name is no event: skipped), its attributes are parsed
+ * into @tb.  Prints "[name]", or opens its JSON object with "event".
+ * Returns false when the message is to be skipped.
+ */
+bool event_open(struct nl_msg *msg, const char *const *names,
+		unsigned int n, struct nlattr **tb, int maxattr)
+{
+	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
+
+	if (g->cmd >= n || !names[g->cmd] ||
+	    genlmsg_parse(nlmsg_hdr(msg), 0, tb, maxattr, NULL))
+		return false;
+	print_open_object(NULL);
+	print_string("event", "[%s]", names[g->cmd]);
+	return true;
+}
+
+/* The end of a notification: one line, or one JSON document, each. */
+void event_close(void)
+{
+	print_close_object();
+	putchar('\n');
+	print_reset();
 }
 
 /* ---- main ---- */
@@ -393,5 +483,7 @@ int main(int argc, char **argv)
 	}
 	if (matches(argv[0], "psock"))
 		return do_psock(argc - 1, argv + 1);
+	if (matches(argv[0], "hicn"))
+		return do_hicn(argc - 1, argv + 1);
 	usage_error("object \"%s\" is unknown, try \"hicnctl help\"", argv[0]);
 }

@@ -8,6 +8,7 @@
 #define HICNCTL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdnoreturn.h>
 #include <linux/types.h>
 
@@ -19,9 +20,19 @@ struct nl_msg;
 
 extern bool json;
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 /* Prints "Error: ..." on stderr and exits with EXIT_USAGE. */
 noreturn void usage_error(const char *fmt, ...);
 bool matches(const char *arg, const char *word);
+
+/*
+ * Command-line helpers; each exits with a usage error naming @what when
+ * the argument is missing or bad.
+ */
+char *next_arg(int *argc, char ***argv, const char *what);
+unsigned long get_number(const char *arg, const char *what);	/* u32 */
+__u64 get_u64(const char *arg, const char *what);
 
 /*
  * One generic netlink session with @family.  A request is built with
@@ -50,6 +61,23 @@ void print_flag(const char *word);	/* element of an open array */
 void print_nl(void);
 void print_reset(void);	/* the next output starts a new JSON document */
 
+struct nlattr;
+bool event_open(struct nl_msg *msg, const char *const *names,
+		unsigned int n, struct nlattr **tb, int maxattr);
+void event_close(void);
+
+/*
+ * Each object's grammar: its command lines, NULL, then its definitions
+ * (PREFIX := ...), NULL.  print_grammar() prints the command lines, the
+ * first after @lead and the others indented as under "Usage: " (none when
+ * @lead is NULL), then the definitions when @defs.
+ */
+extern const char *const hicn_grammar[];
+extern const char *const psock_grammar[];
+void print_grammar(FILE *f, const char *const *grammar, const char *lead,
+		   bool defs);
+
 int do_psock(int argc, char **argv);
+int do_hicn(int argc, char **argv);
 
 #endif /* HICNCTL_H */

@@ -25,19 +25,24 @@
 
 #include "hicnctl.h"
 
+const char *const psock_grammar[] = {
+	"hicnctl psock endpoint add ADDRESS [ id ID ] [ dev IFNAME ] [ FLAG ... ]",
+	"hicnctl psock endpoint delete id ID",
+	"hicnctl psock endpoint show [ id ID ]",
+	"hicnctl psock endpoint flush [ inet | inet6 ]",
+	"hicnctl psock limits show",
+	"hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]",
+	"hicnctl psock stats",
+	"hicnctl psock monitor",
+	NULL,
+	"FLAG := { signal | subflow }",
+	"DRIVER := { poll-all | round-robin }",
+	NULL,
+};
+
 static void psock_usage(void)
 {
-	fprintf(stderr,
-		"Usage: hicnctl psock endpoint add ADDRESS [ id ID ] [ dev IFNAME ] [ FLAG ... ]\n"
-		"       hicnctl psock endpoint delete id ID\n"
-		"       hicnctl psock endpoint show [ id ID ]\n"
-		"       hicnctl psock endpoint flush [ inet | inet6 ]\n"
-		"       hicnctl psock limits show\n"
-		"       hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]\n"
-		"       hicnctl psock stats\n"
-		"       hicnctl psock monitor\n"
-		"FLAG := { signal | subflow }\n"
-		"DRIVER := { poll-all | round-robin }\n");
+	print_grammar(stderr, psock_grammar, "Usage: ", true);
 }
 
 static const char *const driver_names[] = {
@@ -52,30 +57,6 @@ static const struct {
 	{ "signal",	PSOCK_ENDPOINT_FLAGS_SIGNAL },
 	{ "subflow",	PSOCK_ENDPOINT_FLAGS_SUBFLOW },
 };
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* The next argument, or a usage error naming what needed it. */
-static char *next_arg(int *argc, char ***argv, const char *what)
-{
-	if (*argc < 2)
-		usage_error("\"%s\" needs an argument", what);
-	(*argc)--;
-	(*argv)++;
-	return **argv;
-}
-
-static unsigned long get_number(const char *arg, const char *what)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(arg, &end, 0);
-	if (errno || !*arg || *end || arg[0] == '-' || v > 0xffffffffUL)
-		usage_error("\"%s\" is not a valid %s", arg, what);
-	return v;
-}
 
 /* ---- endpoint ---- */
 
@@ -402,27 +383,19 @@ static void event_addr(struct nlattr **tb, int a4, int a6, int port,
 		print_uint(kport, ":%llu", ntohs(nla_get_u16(tb[port])));
 }
 
+static const char *const event_names[] = {
+	[PSOCK_CMD_SUBFLOW_ESTABLISHED]	= "subflow-established",
+	[PSOCK_CMD_SUBFLOW_CLOSED]	= "subflow-closed",
+};
+
 static int event_print(struct nl_msg *msg, void *arg)
 {
 	struct nlattr *tb[PSOCK_A_SUBFLOW_EVENT_MAX + 1];
-	struct genlmsghdr *g = nlmsg_data(nlmsg_hdr(msg));
-	const char *name;
 
 	(void)arg;
-	switch (g->cmd) {
-	case PSOCK_CMD_SUBFLOW_ESTABLISHED:
-		name = "subflow-established";
-		break;
-	case PSOCK_CMD_SUBFLOW_CLOSED:
-		name = "subflow-closed";
-		break;
-	default:
+	if (!event_open(msg, event_names, ARRAY_SIZE(event_names), tb,
+			PSOCK_A_SUBFLOW_EVENT_MAX))
 		return NL_SKIP;
-	}
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PSOCK_A_SUBFLOW_EVENT_MAX, NULL))
-		return NL_SKIP;
-	print_open_object(NULL);
-	print_string("event", "[%s]", name);
 	if (tb[PSOCK_A_SUBFLOW_EVENT_INDEX])
 		print_uint("index", " index %llu",
 			   nla_get_u8(tb[PSOCK_A_SUBFLOW_EVENT_INDEX]));
@@ -433,10 +406,7 @@ static int event_print(struct nl_msg *msg, void *arg)
 	if (tb[PSOCK_A_SUBFLOW_EVENT_ERROR])
 		print_uint("error", " error %llu",
 			   nla_get_u32(tb[PSOCK_A_SUBFLOW_EVENT_ERROR]));
-	print_close_object();
-	putchar('\n');
-	/* Each event its own JSON document: a fresh separator state. */
-	print_reset();
+	event_close();
 	return NL_OK;
 }
 

@@ -196,4 +196,12 @@ struct hicn_info {
 	__u64	hi_rmem;
 };
 
+/*
+ * The configuration plane is the generic netlink family "hicn"
+ * (<linux/hicn_netlink.h>, generated from
+ * Documentation/netlink/specs/hicn.yaml).  Its multicast group for
+ * namespace events (HICN_CMD_NAMESPACE_CLAIMED, _RELEASED):
+ */
+#define HICN_MCGRP_EVENTS	"events"
+
 #endif /* _UAPI_LINUX_HICN_H */

@@ -5,6 +5,8 @@
 #
 #   tap_check "description" command args...   ok if the command succeeds
 #   tap_expect "description" WANT command...  ok if the command prints WANT
+#   check "description" STATUS WANT command... ok if the command exits with
+#                                              STATUS and prints WANT
 #   tap_done                                   plan line, exit status
 
 TAP_N=0
@@ -38,6 +40,25 @@ tap_expect() {
 		echo "# expected '$want', got '$got'"
 		tap_result 1 "$desc"
 	fi
+}
+
+# check DESC STATUS WANT CMD...: CMD exits with STATUS and prints WANT
+# (standard output and error together); on a difference both are shown.
+check() {
+	local desc=$1 want_rc=$2 want=$3 got rc
+	shift 3
+	got=$("$@" 2>&1)
+	rc=$?
+	if [ "$rc" = "$want_rc" ] && [ "$got" = "$want" ]; then
+		tap_result 0 "$desc"
+		return
+	fi
+	echo "# command: $*"
+	echo "# expected status $want_rc, output:"
+	printf '%s\n' "$want" | sed 's/^/#   /'
+	echo "# got status $rc, output:"
+	printf '%s\n' "$got" | sed 's/^/#   /'
+	tap_result 1 "$desc"
 }
 
 tap_done() {

@@ -37,25 +37,6 @@ ip netns add "$ns1" && ip netns add "$ns2" &&
 	ip -n "$ns1" link add veth1 type veth peer name veth2 netns "$ns2"
 tap_result $? "set-up: two namespaces joined by a veth pair"
 
-# check DESC STATUS WANT CMD...: CMD exits with STATUS and prints WANT
-# (standard output and error together).
-check() {
-	local desc=$1 want_rc=$2 want=$3 got rc
-	shift 3
-	got=$("$@" 2>&1)
-	rc=$?
-	if [ "$rc" = "$want_rc" ] && [ "$got" = "$want" ]; then
-		tap_result 0 "$desc"
-		return
-	fi
-	echo "# command: $*"
-	echo "# expected status $want_rc, output:"
-	printf '%s\n' "$want" | sed 's/^/#   /'
-	echo "# got status $rc, output:"
-	printf '%s\n' "$got" | sed 's/^/#   /'
-	tap_result 1 "$desc"
-}
-
 ctl1() { "$HICNCTL" -n "$ns1" psock "$@"; }
 ctl2() { "$HICNCTL" -n "$ns2" psock "$@"; }
 
