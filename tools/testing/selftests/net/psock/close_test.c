@@ -39,30 +39,6 @@ static int set_sysctl(const char *path, int val)
 	return fclose(f) ? -1 : 0;
 }
 
-/* One counter of /proc/net/psock by name; -1 when missing. */
-static long counter(const char *name)
-{
-	char hdr[1024], val[1024], *s1, *s2, *n, *x;
-	FILE *f = fopen("/proc/net/psock", "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f);
-	fclose(f);
-	if (!ok)
-		return -1;
-	n = strtok_r(hdr, "\n ", &s1);
-	x = strtok_r(val, "\n ", &s2);
-	while (n && x) {
-		if (!strcmp(n, name))
-			return strtol(x, NULL, 10);
-		n = strtok_r(NULL, "\n ", &s1);
-		x = strtok_r(NULL, "\n ", &s2);
-	}
-	return -1;
-}
-
 FIXTURE(cl)
 {
 	int lfd, port, c, a;
@@ -187,7 +163,7 @@ TEST_F_TIMEOUT(cl, returns_at_once_and_delivers, 120)
 	EXPECT_GT(500, timed_close(&self->c));
 	usleep(300000);
 	EXPECT_EQ((long)sent, drain(self->a, self->buf));
-	EXPECT_EQ(0, counter("CloseTimeouts"));
+	EXPECT_EQ(0, psock_counter("CloseTimeouts"));
 }
 
 /* An exiting process is not held by its PSOCK sockets either. */
@@ -263,7 +239,7 @@ TEST_F_TIMEOUT(cl, unread_data_resets, 120)
 TEST_F_TIMEOUT(cl, silent_peer_reset_after_budget, 120)
 {
 	struct pollfd p = { .fd = -1, .events = POLLIN };
-	long before = counter("CloseTimeouts");
+	long before = psock_counter("CloseTimeouts");
 	double t;
 	int i;
 
@@ -272,9 +248,9 @@ TEST_F_TIMEOUT(cl, silent_peer_reset_after_budget, 120)
 	t = now_ms();
 	EXPECT_GT(500, timed_close(&self->c));
 	/* The counter moves within the budget and some. */
-	for (i = 0; i < 200 && counter("CloseTimeouts") == before; i++)
+	for (i = 0; i < 200 && psock_counter("CloseTimeouts") == before; i++)
 		usleep(50000);
-	EXPECT_EQ(before + 1, counter("CloseTimeouts"));
+	EXPECT_EQ(before + 1, psock_counter("CloseTimeouts"));
 	EXPECT_LT(BUDGET_MS - 200, now_ms() - t);
 	/* The peer sees a reset after what was buffered. */
 	p.fd = self->a;

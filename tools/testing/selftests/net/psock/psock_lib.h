@@ -322,4 +322,28 @@ static inline long meminfo_kb(const char *key)
 	return found;
 }
 
+/* One counter of /proc/net/psock (its PsockExt lines) by name; -1 when missing. */
+static inline long psock_counter(const char *name)
+{
+	char hdr[1024], val[1024], *s1, *s2, *n, *x;
+	FILE *f = fopen("/proc/net/psock", "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f);
+	fclose(f);
+	if (!ok)
+		return -1;
+	n = strtok_r(hdr, "\n ", &s1);
+	x = strtok_r(val, "\n ", &s2);
+	while (n && x) {
+		if (!strcmp(n, name))
+			return strtol(x, NULL, 10);
+		n = strtok_r(NULL, "\n ", &s1);
+		x = strtok_r(NULL, "\n ", &s2);
+	}
+	return -1;
+}
+
 #endif /* _PSOCK_LIB_H */

@@ -33,30 +33,6 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* JoinsMissing of /proc/net/psock, or -1. */
-static long joins_missing(void)
-{
-	char hdr[512], val[512], *save1, *save2, *n, *x;
-	FILE *f = fopen("/proc/net/psock", "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f);
-	fclose(f);
-	if (!ok)
-		return -1;
-	n = strtok_r(hdr, "\n ", &save1);
-	x = strtok_r(val, "\n ", &save2);
-	while (n && x) {
-		if (!strcmp(n, "JoinsMissing"))
-			return strtol(x, NULL, 10);
-		n = strtok_r(NULL, "\n ", &save1);
-		x = strtok_r(NULL, "\n ", &save2);
-	}
-	return -1;
-}
-
 /* net.psock.@name of this netns = @val: 0, or -1. */
 static int sysctl_set(const char *name, int val)
 {
@@ -128,7 +104,7 @@ static void *server_main(void *arg)
 static void two_of_four(struct __test_metadata *_metadata, int lfd, int port)
 {
 	struct psock_info_buf cb, sb;
-	long m0 = joins_missing();
+	long m0 = psock_counter("JoinsMissing");
 	struct server srv = { 0 };
 	int c, a, err;
 	pthread_t th;
@@ -152,7 +128,7 @@ static void two_of_four(struct __test_metadata *_metadata, int lfd, int port)
 	EXPECT_EQ(2, cb.h.num);
 	EXPECT_EQ(2, sb.h.num);
 	/* Client and server each went without subflows 1 and 3. */
-	EXPECT_EQ(m0 + 4, joins_missing());
+	EXPECT_EQ(m0 + 4, psock_counter("JoinsMissing"));
 	srv.fd = a;
 	ASSERT_EQ(0, pthread_create(&th, NULL, server_main, &srv));
 	err = duplex(c, 1, XFER, 2, XFER);
