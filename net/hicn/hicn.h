@@ -221,6 +221,8 @@ struct hicn_fib_entry {
  * @cons_scan_steps: window slots the consumers' timeout scans examined
  * @prod_held_steps: held interests compared to find one (a renewal) or
  *	to make room for one
+ * @pit_gc_runs: runs of the PIT's collector
+ * @pit_gc_steps: entries those runs examined
  */
 struct hicn_stats {
 	u64	pit_aggregated;
@@ -241,6 +243,8 @@ struct hicn_stats {
 	atomic64_t	prod_expiry_steps;
 	atomic64_t	cons_scan_steps;
 	atomic64_t	prod_held_steps;
+	u64	pit_gc_runs;
+	u64	pit_gc_steps;
 };
 
 /**
@@ -255,9 +259,11 @@ struct hicn_stats {
  * @fib_lock: protects changes to @fib and @fib_entries
  * @fib: claimed namespaces (struct hicn_fib_entry.node), RCU readers
  * @fib_entries: length of @fib
- * @pit_lock: protects @pit, @pit_entries and the PIT counters
+ * @pit_lock: protects @pit, @pit_entries, @pit_gc_next and the PIT
+ *	counters
  * @pit: pending-interest table
  * @pit_entries: entries in @pit
+ * @pit_gc_next: the bucket of @pit the collector's next run starts at
  * @pit_users: struct hicn_pit_user by uid: the in-records of each user
  * @cs_lock: protects @cs, @cs_lru, @cs_entries, @cs_bytes, @cs_gc_next,
  *	CS counters
@@ -299,6 +305,7 @@ struct hicn_net {
 	spinlock_t		pit_lock;	/* protects pit */
 	struct hlist_head	pit[1 << HICN_PIT_BITS];
 	unsigned int		pit_entries;
+	unsigned int		pit_gc_next;
 	struct hlist_head	pit_users[1 << HICN_PIT_USER_BITS];
 
 	spinlock_t		cs_lock;	/* protects cs, cs_lru */
@@ -743,6 +750,8 @@ enum hicn_stat_item {
 	HICN_STAT_PROD_EXPIRY_STEPS,
 	HICN_STAT_CONS_SCAN_STEPS,
 	HICN_STAT_PROD_HELD_STEPS,
+	HICN_STAT_PIT_GC_RUNS,
+	HICN_STAT_PIT_GC_STEPS,
 	HICN_STAT_NUM
 };
 

@@ -82,7 +82,7 @@ const struct nla_policy hicn_limits_set_nl_policy[HICN_A_LIMITS_PROD_USER_MEM_MA
 };
 
 /* HICN_CMD_COUNTERS_GET - do */
-const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_PROD_HELD_STEPS + 1] = {
+const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_PIT_GC_STEPS + 1] = {
 	[HICN_A_COUNTERS_PIT_ENTRIES] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_PIT_MAX] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_PIT_AGGREGATED] = { .type = NLA_U64, },
@@ -113,6 +113,8 @@ const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_PROD_HELD_ST
 	[HICN_A_COUNTERS_PROD_EXPIRY_STEPS] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_CONS_SCAN_STEPS] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_PROD_HELD_STEPS] = { .type = NLA_U64, },
+	[HICN_A_COUNTERS_PIT_GC_RUNS] = { .type = NLA_U64, },
+	[HICN_A_COUNTERS_PIT_GC_STEPS] = { .type = NLA_U64, },
 };
 
 /* Ops table for hicn */
@@ -174,6 +176,6 @@ const struct genl_ops hicn_nl_ops[9] = {
 		.cmd		= HICN_CMD_COUNTERS_GET,
 		.doit		= hicn_nl_counters_get_doit,
 		.policy		= hicn_counters_get_nl_policy,
-		.maxattr	= HICN_A_COUNTERS_PROD_HELD_STEPS,
+		.maxattr	= HICN_A_COUNTERS_PIT_GC_STEPS,
 	},
 };

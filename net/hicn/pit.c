@@ -10,7 +10,8 @@
  * takes the whole entry out and goes to every in-record's face.
  *
  * Entries live as long as their longest in-record; hicn_pit_gc() drops
- * expired ones.  The table holds at most net.hicn.pit_max entries, and the
+ * expired ones, a slice of the table per run (hicn_stat pit_gc_runs and
+ * pit_gc_steps count them).  The table holds at most net.hicn.pit_max entries, and the
  * in-records of the faces of one user (the sockets' owner) are at most
  * net.hicn.pit_user_max, so that one user filling the table cannot make
  * every other consumer time out; an interest beyond either is dropped
@@ -28,6 +29,9 @@
 #include <linux/slab.h>
 
 #include "hicn.h"
+
+/* Entries one run of the collector examines at most (whole buckets). */
+#define HICN_PIT_GC_BATCH	1024
 
 /**
  * struct hicn_pit_user - the in-records of one user, freed with the last
@@ -314,18 +318,30 @@ void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 	}
 }
 
-/* Drop expired entries; returns true while the table is not empty. */
+/*
+ * Drop expired entries among the buckets that follow the last run's, whole
+ * buckets until HICN_PIT_GC_BATCH entries were examined (or every bucket
+ * once), so that a run holds the lock with bottom halves off for a bounded
+ * time whatever the table holds; a full table (pit_max, 65536 by default)
+ * is swept in pit_max / HICN_PIT_GC_BATCH runs.  Returns true while the
+ * table is not empty.
+ */
 bool hicn_pit_gc(struct hicn_net *hn)
 {
+	unsigned int i, b, n = 0;
 	struct hicn_pit_entry *e;
 	struct hlist_node *tmp;
 	LIST_HEAD(list);
 	bool busy;
-	int i;
 
 	spin_lock_bh(&hn->pit_lock);
-	for (i = 0; i < ARRAY_SIZE(hn->pit) && hn->pit_entries; i++) {
-		hlist_for_each_entry_safe(e, tmp, &hn->pit[i], node) {
+	for (i = 0; i < ARRAY_SIZE(hn->pit) && n < HICN_PIT_GC_BATCH; i++) {
+		if (!hn->pit_entries)
+			break;
+		b = hn->pit_gc_next;
+		hn->pit_gc_next = (b + 1) % ARRAY_SIZE(hn->pit);
+		hlist_for_each_entry_safe(e, tmp, &hn->pit[b], node) {
+			n++;
 			if (time_after(jiffies, e->expires)) {
 				hicn_pit_unlink(hn, e, &list);
 				hn->stats.pit_expired++;
@@ -333,6 +349,8 @@ bool hicn_pit_gc(struct hicn_net *hn)
 			}
 		}
 	}
+	hn->stats.pit_gc_runs++;
+	hn->stats.pit_gc_steps += n;
 	busy = hn->pit_entries;
 	spin_unlock_bh(&hn->pit_lock);
 

@@ -118,6 +118,8 @@ static const char *const hicn_stat_names[HICN_STAT_NUM] = {
 	[HICN_STAT_PROD_EXPIRY_STEPS]	= "prod_expiry_steps",
 	[HICN_STAT_CONS_SCAN_STEPS]	= "cons_scan_steps",
 	[HICN_STAT_PROD_HELD_STEPS]	= "prod_held_steps",
+	[HICN_STAT_PIT_GC_RUNS]		= "pit_gc_runs",
+	[HICN_STAT_PIT_GC_STEPS]	= "pit_gc_steps",
 };
 
 /**
@@ -139,6 +141,8 @@ void hicn_stat_read(struct hicn_net *hn, u64 val[HICN_STAT_NUM])
 	val[HICN_STAT_PIT_DROPS] = st->pit_drops;
 	val[HICN_STAT_PIT_EXPIRED] = st->pit_expired;
 	val[HICN_STAT_PIT_USER_DROPS] = st->pit_user_drops;
+	val[HICN_STAT_PIT_GC_RUNS] = st->pit_gc_runs;
+	val[HICN_STAT_PIT_GC_STEPS] = st->pit_gc_steps;
 	spin_unlock_bh(&hn->pit_lock);
 	spin_lock_bh(&hn->cs_lock);
 	val[HICN_STAT_CS_ENTRIES] = hn->cs_entries;

@@ -32,6 +32,8 @@
  *   once per slot resent.
  * - A producer finds an interest it holds among thousands by hash
  *   (hicn_stat prod_held_steps), not by walking them all.
+ * - The PIT's collector examines a slice of about 1024 entries a run
+ *   (hicn_stat pit_gc_runs, pit_gc_steps), not the whole table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/sock_diag.h>
@@ -425,6 +428,56 @@ TEST_F_TIMEOUT(mem, held_interests_found_by_hash, 120)
 	EXPECT_LE(SCAN_WINDOW / 2, steps);	/* counted */
 	EXPECT_GE(8LL * (long long)hi.hi_interests_sent, steps);
 	close(c);
+}
+
+#define PIT_N		2500
+#define PIT_GC_BATCH	1024
+
+/*
+ * 2500 interests held by the producer, so 2500 PIT entries: each run of
+ * the PIT's collector examines a slice of about 1024 of them (whole hash
+ * buckets), not all, and every run examines that many, so that the
+ * sweep goes round the table.
+ */
+TEST_F_TIMEOUT(mem, pit_gc_bounded, 180)
+{
+	struct rlimit rl = { PIT_N + 64, PIT_N + 64 };
+	long long r0, s0, runs, steps;
+	int *c, i;
+	char name[64];
+	double end;
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
+	c = calloc(PIT_N, sizeof(*c));
+	ASSERT_NE(NULL, c);
+	for (i = 0; i < PIT_N; i++) {
+		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+			      CONS_UNREL);
+		ASSERT_LE(0, c[i]);
+		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, 120000));
+		name_of(name, sizeof(name), i);
+		ASSERT_EQ(0, ht_connect(c[i], name, 0));
+	}
+	ASSERT_EQ(PIT_N, ht_stat("pit_entries"));
+	r0 = ht_stat("pit_gc_runs");
+	s0 = ht_stat("pit_gc_steps");
+	ASSERT_LE(0, r0);
+	ASSERT_LE(0, s0);
+	/* Four runs of the collector (every 0.5 s). */
+	end = ht_ms() + 30000;
+	while (ht_stat("pit_gc_runs") < r0 + 4 && ht_ms() < end)
+		ht_sleep_ms(50);
+	runs = ht_stat("pit_gc_runs") - r0;
+	steps = ht_stat("pit_gc_steps") - s0;
+	TH_LOG("%d PIT entries: %lld runs examined %lld entries", PIT_N, runs,
+	       steps);
+	ASSERT_LE(4, runs);
+	EXPECT_LE(runs * PIT_GC_BATCH, steps);
+	EXPECT_GE(runs * (PIT_GC_BATCH + 64), steps);
+	for (i = 0; i < PIT_N; i++)
+		close(c[i]);
+	free(c);
+	EXPECT_EQ(0, stat_wait("pit_entries", 0, 10000));
 }
 
 #define CS_SEGS		8192

@@ -322,7 +322,9 @@ stats_same() {
 tap_check "stats: the lines of /proc/net/hicn_stat" stats_same
 check "stats: fib_entries counts the two claims" 0 "fib_entries 2" \
 	eval "ctl1 stats | grep ^fib_entries"
-check "stats -j: 30 counters" 0 30 \
+# As many as /proc/net/hicn_stat has lines.
+ncounters=$(ip netns exec "$ns1" cat /proc/net/hicn_stat | wc -l)
+check "stats -j: every counter" 0 "$ncounters" \
 	eval "\"$HICNCTL\" -j -n $ns1 hicn stats |
 		python3 -c 'import json, sys; print(len(json.load(sys.stdin)))'"
 check "pit show -j" 0 \
@@ -418,7 +420,7 @@ if [ -f "$KSRC/tools/net/ynl/cli.py" ]; then
 	check "ynl: limits-set, then hicnctl reads it" 0 "pit-max 2000" \
 		eval "ynl --do limits-set --json '{\"pit-max\": 2000}' >/dev/null &&
 			ctl1 limits show | cut -d' ' -f1-2"
-	check "ynl: counters-get has every counter" 0 30 \
+	check "ynl: counters-get has every counter" 0 "$ncounters" \
 		eval "ynl --do counters-get | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'"
 	check "ynl: cs-get" 0 \
 		'{"entries": 0, "bytes": 0, "max-entries": 65536, "mem-max": 1048576, "hits": 0, "misses": 0, "evictions": 0}' \
