@@ -368,11 +368,12 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_face *face,
 			     struct hicn_data *d)
 {
-	hicn_fwd_data(face, d);
-	if (d->obj) {
+	/* Counted before the consumer can see it: HICN_INFO never lags. */
+	if (d->obj)
 		hicn_count(&hs->info.hi_segments, 1);
+	hicn_fwd_data(face, d);
+	if (d->obj)
 		hicn_obj_put(d->obj);
-	}
 }
 
 /* The forwarder hands the producer's face an interest. */
