@@ -27,6 +27,8 @@
 #                         and make style) fails when the committed files
 #                         differ from what the specs generate
 #   make sparse           sparse (C=2) over the modules
+#   make htmldocs         Documentation/ as HTML with Sphinx, every warning
+#                         an error, into .cache/htmldocs (run by make check)
 #
 # KDIR selects the kernel to build against.  Default: the running kernel's
 # build directory when it exists, otherwise every installed kernel under
@@ -77,7 +79,7 @@ export TOP KSRC KERNELS
 
 .PHONY: all modules userspace selftests install uninstall clean \
 	setup debug-kernel check check-long check-harness demo bench style \
-	sparse netlink-gen netlink-check
+	sparse netlink-gen netlink-check htmldocs
 
 all: modules userspace
 
@@ -143,6 +145,7 @@ VM_BUILD = $(MAKE) -s setup && \
 check:
 	@$(VM_BUILD)
 	@$(MAKE) -s netlink-check
+	@$(MAKE) -s htmldocs
 	@tools/testing/vm/run.sh check
 
 check-long:
@@ -187,6 +190,15 @@ style: netlink-check
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
 		-f $(CHECKPATCH_FILES) | grep -v '^total: 0 errors, 0 warnings, 0 checks' \
 		| { ! grep . ; } && echo "style: clean ($(words $(CHECKPATCH_FILES)) files)"
+
+# The documentation: reStructuredText under Documentation/ (index.rst),
+# every Sphinx warning an error, as the kernel's make htmldocs with -W.
+htmldocs:
+	@command -v sphinx-build >/dev/null || \
+		{ echo "sphinx-build missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
+	@sphinx-build -W --keep-going -q -b html -d $(CACHE)/htmldocs/.doctrees \
+		Documentation $(CACHE)/htmldocs
+	@echo "htmldocs: $(CACHE)/htmldocs/index.html"
 
 sparse:
 	@set -e; for k in $(KDIRS); do \
