@@ -93,8 +93,10 @@ int hcn_socket(int domain, int type, int protocol)
 		return fd;
 	/* ... which may have been configured with another number. */
 	family = hcn_family();
-	if (family == AF_HICN)
+	if (family == AF_HICN) {
+		errno = EAFNOSUPPORT;
 		return fd;
+	}
 	return socket(family, type, protocol);
 }
 
