@@ -135,14 +135,14 @@ static void hcn_unfix(void *addr, socklen_t len)
 	}
 }
 
-int hcn_bind(int sockfd, hcn_const_sockaddr_arg addr, socklen_t addrlen)
+int hcn_bind(int sockfd, HCN_CONST_SOCKADDR_ARG addr, socklen_t addrlen)
 {
 	struct sockaddr_storage copy;
 
 	return bind(sockfd, hcn_fix(SA(addr), addrlen, &copy), addrlen);
 }
 
-int hcn_connect(int sockfd, hcn_const_sockaddr_arg addr, socklen_t addrlen)
+int hcn_connect(int sockfd, HCN_CONST_SOCKADDR_ARG addr, socklen_t addrlen)
 {
 	struct sockaddr_storage copy;
 
@@ -150,7 +150,7 @@ int hcn_connect(int sockfd, hcn_const_sockaddr_arg addr, socklen_t addrlen)
 }
 
 ssize_t hcn_sendto(int sockfd, const void *buf, size_t len, int flags,
-		   hcn_const_sockaddr_arg addr, socklen_t addrlen)
+		   HCN_CONST_SOCKADDR_ARG addr, socklen_t addrlen)
 {
 	const struct sockaddr *sa = SA(addr);
 	struct sockaddr_storage copy;
@@ -162,7 +162,7 @@ ssize_t hcn_sendto(int sockfd, const void *buf, size_t len, int flags,
 }
 
 ssize_t hcn_recvfrom(int sockfd, void *buf, size_t len, int flags,
-		     hcn_sockaddr_arg addr, socklen_t *addrlen)
+		     HCN_SOCKADDR_ARG addr, socklen_t *addrlen)
 {
 	socklen_t local = sizeof(struct sockaddr_hicn), room;
 	struct sockaddr *sa = SA(addr);

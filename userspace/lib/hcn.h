@@ -37,23 +37,26 @@ extern "C" {
  * C++ gets inline overloads instead (end of this file).
  */
 #if defined(__GNUC__) && !defined(__cplusplus)
-typedef union {
+union hcn_sockaddr_arg {
 	struct sockaddr *__sa;
 	struct sockaddr_hicn *__shicn;
 	struct sockaddr_in6 *__sin6;
 	struct sockaddr_storage *__ss;
-} __attribute__((__transparent_union__)) hcn_sockaddr_arg;
+} __attribute__((__transparent_union__));
 
-typedef union {
+union hcn_const_sockaddr_arg {
 	const struct sockaddr *__sa;
 	const struct sockaddr_hicn *__shicn;
 	const struct sockaddr_in6 *__sin6;
 	const struct sockaddr_storage *__ss;
-} __attribute__((__transparent_union__)) hcn_const_sockaddr_arg;
+} __attribute__((__transparent_union__));
+
+#define HCN_SOCKADDR_ARG	union hcn_sockaddr_arg
+#define HCN_CONST_SOCKADDR_ARG	union hcn_const_sockaddr_arg
 #define HCN_SOCKADDR_UNION	1
 #else
-typedef struct sockaddr *hcn_sockaddr_arg;
-typedef const struct sockaddr *hcn_const_sockaddr_arg;
+#define HCN_SOCKADDR_ARG	struct sockaddr *
+#define HCN_CONST_SOCKADDR_ARG	const struct sockaddr *
 #endif
 
 /**
@@ -89,7 +92,7 @@ int hcn_socket(int domain, int type, int protocol);
  *
  * Return: 0, or -1 with errno set as by bind().
  */
-int hcn_bind(int sockfd, hcn_const_sockaddr_arg addr, socklen_t addrlen);
+int hcn_bind(int sockfd, HCN_CONST_SOCKADDR_ARG addr, socklen_t addrlen);
 
 /**
  * hcn_connect() - connect() with the AF_HICN number fixed up
@@ -99,7 +102,7 @@ int hcn_bind(int sockfd, hcn_const_sockaddr_arg addr, socklen_t addrlen);
  *
  * Return: 0, or -1 with errno set as by connect().
  */
-int hcn_connect(int sockfd, hcn_const_sockaddr_arg addr, socklen_t addrlen);
+int hcn_connect(int sockfd, HCN_CONST_SOCKADDR_ARG addr, socklen_t addrlen);
 
 /**
  * hcn_sendto() - sendto() with the AF_HICN number fixed up
@@ -114,7 +117,7 @@ int hcn_connect(int sockfd, hcn_const_sockaddr_arg addr, socklen_t addrlen);
  * Return: the number of bytes sent, or -1 with errno set as by sendto().
  */
 ssize_t hcn_sendto(int sockfd, const void *buf, size_t len, int flags,
-		   hcn_const_sockaddr_arg addr, socklen_t addrlen);
+		   HCN_CONST_SOCKADDR_ARG addr, socklen_t addrlen);
 
 /**
  * hcn_recvfrom() - recvfrom() that maps the name back to AF_HICN
@@ -132,7 +135,7 @@ ssize_t hcn_sendto(int sockfd, const void *buf, size_t len, int flags,
  * recvfrom().
  */
 ssize_t hcn_recvfrom(int sockfd, void *buf, size_t len, int flags,
-		     hcn_sockaddr_arg addr, socklen_t *addrlen);
+		     HCN_SOCKADDR_ARG addr, socklen_t *addrlen);
 
 /**
  * hcn_sendmsg() - sendmsg() with the AF_HICN number of msg_name fixed up
