@@ -264,6 +264,21 @@ inline ssize_t hcn_recvfrom(int sockfd, void *buf, size_t len, int flags,
 	return hcn_recvfrom(sockfd, buf, len, flags,
 			    (struct sockaddr *)addr, addrlen);
 }
+
+/* And nullptr for "no address", which the two overloads would make ambiguous. */
+inline ssize_t hcn_sendto(int sockfd, const void *buf, size_t len, int flags,
+			  decltype(nullptr), socklen_t addrlen)
+{
+	return hcn_sendto(sockfd, buf, len, flags,
+			  (const struct sockaddr *)0, addrlen);
+}
+
+inline ssize_t hcn_recvfrom(int sockfd, void *buf, size_t len, int flags,
+			    decltype(nullptr), socklen_t *addrlen)
+{
+	return hcn_recvfrom(sockfd, buf, len, flags, (struct sockaddr *)0,
+			    addrlen);
+}
 #endif /* __cplusplus */
 
 #endif /* _HCN_H */
