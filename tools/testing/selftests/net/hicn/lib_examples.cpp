@@ -25,7 +25,7 @@
 
 #include <hcn.h>
 
-/* The string the producer publishes, with its NUL: BUF_SIZE bytes. */
+/* The string the producer publishes, with its NUL: BUF_SIZE (48) bytes. */
 #define BUF_SIZE sizeof("This string will be published in the hcn socket")
 
 /*
