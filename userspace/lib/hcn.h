@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * libhcn: the hICN socket API of the seed paper (hcn_socket(), hcn_bind(),
  * hcn_sendto(), hcn_recvfrom(), hcn_pton(), ...) over AF_HICN sockets.
@@ -25,8 +25,8 @@ extern "C" {
 #endif
 
 /*
- * Longest text of a name from hcn_name_ntop(), with its NUL:
- * "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255/128#4294967295".
+ * Room for any text hcn_name_ntop() writes, with its NUL: an IPv6 address
+ * (INET6_ADDRSTRLEN), "/128" and "#4294967295".
  */
 #define HCN_NAMESTRLEN		(INET6_ADDRSTRLEN + 4 + 11)
 
