@@ -34,7 +34,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 
 #define CHUNK	(64 * 1024)
 #define SOCKBUF	(1024 * 1024)	/* SO_SNDBUF and SO_RCVBUF of TCP and AF_UNIX */
@@ -87,15 +87,15 @@ static int check(const char *what, ssize_t got)
 /* AF_HICN: seconds for publish + fetch, or -1. */
 static double hicn_run(int pkt)
 {
-	int af = hicn_family();
+	int af = hcn_family();
 	struct sockaddr_hicn ns = { .sin_family = af, .sin_prefix = 64 };
 	struct sockaddr_hicn name = { .sin_family = af, .sin_prefix = 128 };
 	int p, c = -1;
 	double t0, t = -1;
 	ssize_t got;
 
-	inet_pton(AF_INET6, "b001:a:b:c::", &ns.sin_addr);
-	inet_pton(AF_INET6, "b001:a:b:c::64", &name.sin_addr);
+	hcn_pton(AF_HICN, "b001:a:b:c::", &ns.sin_addr);
+	hcn_pton(AF_HICN, "b001:a:b:c::64", &name.sin_addr);
 	p = socket(af, SOCK_PROD, PROD_REL);
 	if (p < 0) {
 		fail("socket(SOCK_PROD)");

@@ -17,7 +17,7 @@
 #include <netinet/in.h>
 #include <linux/psock.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -55,7 +55,7 @@ static double rate(const struct case_ *c, long n)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 20000;
-	int af = hicn_family();
+	int af = hcn_family();
 	const struct case_ pairs[][2] = {
 		{ { "AF_HICN SOCK_CONS", af, SOCK_CONS, 0 },
 		  { "UDP", AF_INET, SOCK_DGRAM, 0 } },

@@ -27,7 +27,7 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 
 #define NAME	"b001:a:b:c::f11e"
 #define CHUNK	(64 * 1024)
@@ -62,9 +62,9 @@ static __u64 fnv1a(__u64 h, const unsigned char *p, size_t len)
 
 static struct sockaddr_hicn hname(const char *addr, int plen)
 {
-	struct sockaddr_hicn a = { .sin_family = hicn_family(), .sin_prefix = plen };
+	struct sockaddr_hicn a = { .sin_family = hcn_family(), .sin_prefix = plen };
 
-	inet_pton(AF_INET6, addr, &a.sin_addr);
+	hcn_pton(AF_HICN, addr, &a.sin_addr);
 	return a;
 }
 
@@ -124,7 +124,7 @@ static void consumer(int ready, int report)
 	struct result r = { 0 };
 	struct hicn_info hi;
 	socklen_t len = sizeof(hi);
-	int c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 
 	if (c < 0 || connect(c, (struct sockaddr *)&n, sizeof(n)))
 		r.err = errno;
@@ -157,7 +157,7 @@ static double hicn_transfer(const unsigned char *buf, size_t len,
 	char c;
 	pid_t pid;
 
-	p = socket(hicn_family(), SOCK_PROD, PROD_REL);
+	p = socket(hcn_family(), SOCK_PROD, PROD_REL);
 	if (p < 0 || bind(p, (struct sockaddr *)&ns, sizeof(ns))) {
 		perror("producer");
 		return -1;

@@ -13,7 +13,7 @@
 #include <netinet/in.h>
 #include <linux/psock.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -58,7 +58,7 @@ static void cat(const char *path, const char *const *only)
 int main(void)
 {
 	static const char *const protos[] = { "HICN", "PSOCK", "PSOCKv6", NULL };
-	int af = hicn_family();
+	int af = hcn_family();
 	const struct kind kinds[] = {
 		{ "AF_HICN  SOCK_CONS CONS_REL  ", af, SOCK_CONS, CONS_REL },
 		{ "AF_HICN  SOCK_CONS CONS_UNREL", af, SOCK_CONS, CONS_UNREL },

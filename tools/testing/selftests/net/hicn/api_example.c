@@ -7,16 +7,14 @@
  * compiles and runs it, so the documented code cannot rot.
  *
  * Build alone: cc -I include/uapi -I userspace/lib api_example.c \
- *		userspace/lib/libhicn.a
+ *		userspace/lib/libhcn.a
+ * or, with libhcn installed: cc api_example.c $(pkg-config --cflags --libs hcn)
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <arpa/inet.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 
-#include "libhicn.h"		/* hicn_family(), <linux/hicn.h> */
+#include "hcn.h"		/* hcn_*(), <linux/hicn.h> */
 
 #define BUF_SIZE 4096
 
@@ -26,29 +24,27 @@
  */
 int example_producer(const char *msg)
 {
-	int af = hicn_family();
-	struct sockaddr_hicn ns = { .sin_family = af, .sin_prefix = 64 };
-	struct sockaddr_hicn name = { .sin_family = af, .sin_prefix = 128 };
+	struct sockaddr_hicn ns = { .sin_family = AF_HICN, .sin_prefix = 64 };
+	struct sockaddr_hicn name = { .sin_family = AF_HICN, .sin_prefix = 128 };
 	ssize_t n;
 	int fd;
 
-	fd = socket(af, SOCK_PROD, PROD_REL);
+	fd = hcn_socket(AF_HICN, SOCK_PROD, PROD_REL);
 	if (fd < 0) {
 		perror("socket");
 		return -1;
 	}
 
 	/* Claim the namespace b001:a:b:c::/64. */
-	inet_pton(AF_INET6, "b001:a:b:c::", &ns.sin_addr);
-	if (bind(fd, (struct sockaddr *)&ns, sizeof(ns))) {
+	hcn_pton(AF_HICN, "b001:a:b:c::", &ns.sin_addr);
+	if (hcn_bind(fd, &ns, sizeof(ns))) {
 		perror("bind");
 		goto fail;
 	}
 
 	/* Publish: the kernel numbers the version (sin_suffix must be 0). */
-	inet_pton(AF_INET6, "b001:a:b:c::abcd", &name.sin_addr);
-	n = sendto(fd, msg, strlen(msg), 0, (struct sockaddr *)&name,
-		   sizeof(name));
+	hcn_pton(AF_HICN, "b001:a:b:c::abcd", &name.sin_addr);
+	n = hcn_sendto(fd, msg, strlen(msg), 0, &name, sizeof(name));
 	if (n < 0) {
 		perror("sendto");
 		goto fail;
@@ -67,9 +63,8 @@ fail:
  */
 ssize_t example_consumer(char *buf, size_t len)
 {
-	int af = hicn_family();
 	struct sockaddr_hicn name = {
-		.sin_family = af,
+		.sin_family = AF_HICN,
 		.sin_prefix = 64,	/* requests stay in b001:a:b:c::/64 */
 		.sin_suffix = HICN_VERSION_LATEST,
 	};
@@ -79,24 +74,24 @@ ssize_t example_consumer(char *buf, size_t len)
 	ssize_t n;
 	int fd;
 
-	fd = socket(af, SOCK_CONS, CONS_REL);
+	fd = hcn_socket(AF_HICN, SOCK_CONS, CONS_REL);
 	if (fd < 0) {
 		perror("socket");
 		return -1;
 	}
-	inet_pton(AF_INET6, "b001:a:b:c::abcd", &name.sin_addr);
-	if (bind(fd, (struct sockaddr *)&name, sizeof(name))) {
+	hcn_pton(AF_HICN, "b001:a:b:c::abcd", &name.sin_addr);
+	if (hcn_bind(fd, &name, sizeof(name))) {
 		perror("bind");
 		close(fd);
 		return -1;
 	}
 
-	n = recvfrom(fd, buf, len, 0, (struct sockaddr *)&from, &fromlen);
+	n = hcn_recvfrom(fd, buf, len, 0, &from, &fromlen);
 	if (n < 0)
 		perror("recvfrom");
 	else
 		printf("got %zd bytes of %s version %u\n", n,
-		       inet_ntop(AF_INET6, &from.sin_addr, addr, sizeof(addr)),
+		       hcn_ntop(AF_HICN, &from.sin_addr, addr, sizeof(addr)),
 		       from.sin_suffix);
 	close(fd);
 	return n;
@@ -108,19 +103,18 @@ ssize_t example_consumer(char *buf, size_t len)
 /* Stream mode: connect() to the name, read() until 0 (end of the object). */
 ssize_t example_stream_consumer(char *buf, size_t len)
 {
-	int af = hicn_family();
-	struct sockaddr_hicn name = { .sin_family = af, .sin_prefix = 128 };
+	struct sockaddr_hicn name = { .sin_family = AF_HICN, .sin_prefix = 128 };
 	size_t total = 0;
 	ssize_t n;
 	int fd;
 
-	fd = socket(af, SOCK_CONS, CONS_REL);
+	fd = hcn_socket(AF_HICN, SOCK_CONS, CONS_REL);
 	if (fd < 0) {
 		perror("socket");
 		return -1;
 	}
-	inet_pton(AF_INET6, "b001:a:b:c::abcd", &name.sin_addr);
-	if (connect(fd, (struct sockaddr *)&name, sizeof(name))) {
+	hcn_pton(AF_HICN, "b001:a:b:c::abcd", &name.sin_addr);
+	if (hcn_connect(fd, &name, sizeof(name))) {
 		perror("connect");
 		close(fd);
 		return -1;

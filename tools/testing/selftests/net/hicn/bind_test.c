@@ -15,18 +15,18 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 #include "test_util.h"
 #include "kselftest_harness.h"
 
 static struct sockaddr_hicn name(const char *prefix, int plen)
 {
 	struct sockaddr_hicn a = {
-		.sin_family = hicn_family(),
+		.sin_family = hcn_family(),
 		.sin_prefix = plen,
 	};
 
-	if (inet_pton(AF_INET6, prefix, &a.sin_addr) != 1)
+	if (hcn_pton(AF_HICN, prefix, &a.sin_addr) != 1)
 		a.sin_family = 0;
 	return a;
 }
@@ -45,8 +45,8 @@ FIXTURE(prod)
 
 FIXTURE_SETUP(prod)
 {
-	self->a = socket(hicn_family(), SOCK_PROD, PROD_REL);
-	self->b = socket(hicn_family(), SOCK_PROD, PROD_UNREL);
+	self->a = socket(hcn_family(), SOCK_PROD, PROD_REL);
+	self->b = socket(hcn_family(), SOCK_PROD, PROD_UNREL);
 	ASSERT_LE(0, self->a);
 	ASSERT_LE(0, self->b);
 }
@@ -101,10 +101,10 @@ TEST_F(prod, claim_ends_with_the_socket)
 
 	ASSERT_EQ(0, bind_name(self->a, "b001:a:b:c::", 64));
 	close(self->a);
-	self->a = socket(hicn_family(), SOCK_PROD, 0);
+	self->a = socket(hcn_family(), SOCK_PROD, 0);
 	ASSERT_LE(0, self->a);
 	EXPECT_EQ(0, bind_name(self->b, "b001:a:b:c::", 64));
-	c = socket(hicn_family(), SOCK_PROD, 0);
+	c = socket(hcn_family(), SOCK_PROD, 0);
 	ASSERT_LE(0, c);
 	EXPECT_EQ(-1, bind_name(c, "b001:a:b:c::", 64));
 	EXPECT_EQ(EADDRINUSE, errno);
@@ -165,9 +165,9 @@ TEST_F(prod, bad_names_einval)
 
 TEST(consumers_may_overlap)
 {
-	int p = socket(hicn_family(), SOCK_PROD, 0);
-	int c1 = socket(hicn_family(), SOCK_CONS, 0);
-	int c2 = socket(hicn_family(), SOCK_CONS, CONS_UNREL);
+	int p = socket(hcn_family(), SOCK_PROD, 0);
+	int c1 = socket(hcn_family(), SOCK_CONS, 0);
+	int c2 = socket(hcn_family(), SOCK_CONS, CONS_UNREL);
 
 	ASSERT_LE(0, p);
 	ASSERT_LE(0, c1);
@@ -184,7 +184,7 @@ TEST(consumers_may_overlap)
 
 TEST(proc_shows_claims)
 {
-	int p = socket(hicn_family(), SOCK_PROD, 0);
+	int p = socket(hcn_family(), SOCK_PROD, 0);
 	char line[512];
 
 	ASSERT_LE(0, p);
@@ -201,7 +201,7 @@ TEST(proc_shows_claims)
 /* The same namespace can be claimed in another network namespace. */
 TEST(claims_are_per_netns)
 {
-	int p = socket(hicn_family(), SOCK_PROD, 0), status;
+	int p = socket(hcn_family(), SOCK_PROD, 0), status;
 	pid_t pid;
 
 	ASSERT_LE(0, p);
@@ -213,7 +213,7 @@ TEST(claims_are_per_netns)
 
 		if (unshare(CLONE_NEWNET))
 			_exit(1);
-		q = socket(hicn_family(), SOCK_PROD, 0);
+		q = socket(hcn_family(), SOCK_PROD, 0);
 		if (q < 0 || bind_name(q, "b001:a:b:c::", 64))
 			_exit(2);
 		close(q);
@@ -245,7 +245,7 @@ TEST_F_TIMEOUT(cycle, claim_release_cycles, 300)
 	int i, fd;
 
 	for (i = 0; i < 2000; i++) {
-		fd = socket(hicn_family(), SOCK_PROD, 0);
+		fd = socket(hcn_family(), SOCK_PROD, 0);
 		ASSERT_LE(0, fd);
 		snprintf(prefix, sizeof(prefix), "b001:%x::", i % 7);
 		ASSERT_EQ(0, bind_name(fd, prefix, 32)) TH_LOG("round %d", i);

@@ -43,7 +43,7 @@ static int one_cycle(int i)
 	if (ht_publish(p, addr, src, len, 0) != (ssize_t)len)
 		goto close_p;
 	if (i & 1) {
-		c = socket(hicn_family(), SOCK_CONS, i & 4 ? CONS_UNREL : CONS_REL);
+		c = socket(hcn_family(), SOCK_CONS, i & 4 ? CONS_UNREL : CONS_REL);
 		if (c < 0)
 			goto close_p;
 		if (ht_connect(c, addr, 0))

@@ -59,7 +59,7 @@ FIXTURE_SETUP(e)
 	ASSERT_EQ(0, ht_enter_netns());
 	self->prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, self->prod);
-	self->cons = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	self->cons = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, self->cons);
 }
 
@@ -91,7 +91,7 @@ TEST(sendto_unbound)
 	int p;
 
 	ASSERT_EQ(0, ht_enter_netns());
-	p = socket(hicn_family(), SOCK_PROD, 0);
+	p = socket(hcn_family(), SOCK_PROD, 0);
 	ASSERT_LE(0, p);
 	EXPECT_EQ(-1, ht_publish(p, HT_NAME, small, 10, 0));
 	EXPECT_EQ(EADDRNOTAVAIL, errno);
@@ -166,7 +166,7 @@ TEST_F(e, double_bind_and_overlap)
 {
 	struct sockaddr_hicn ns = ht_name(HT_NS, HT_NS_LEN, 0);
 	struct sockaddr_hicn inner = ht_name("b001:a:b:c:d::", 80, 0);
-	int p = socket(hicn_family(), SOCK_PROD, PROD_UNREL);
+	int p = socket(hcn_family(), SOCK_PROD, PROD_UNREL);
 
 	EXPECT_EQ(-1, bind(self->prod, (struct sockaddr *)&ns, sizeof(ns)));
 	EXPECT_EQ(EINVAL, errno);

@@ -56,7 +56,7 @@ FIXTURE_TEARDOWN(gap)
  */
 static int start_reading(char *dst, int protocol)
 {
-	int c = socket(hicn_family(), SOCK_CONS, protocol);
+	int c = socket(hcn_family(), SOCK_CONS, protocol);
 
 	if (c < 0)
 		return -1;

@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 #include "test_util.h"
 
 /* The namespace every test publishes under, and names inside it. */
@@ -44,10 +44,10 @@ static inline struct sockaddr_hicn ht_name(const char *addr, int plen,
 	struct sockaddr_hicn a;
 
 	memset(&a, 0, sizeof(a));
-	a.sin_family = hicn_family();
+	a.sin_family = hcn_family();
 	a.sin_prefix = plen;
 	a.sin_suffix = version;
-	if (inet_pton(AF_INET6, addr, &a.sin_addr) != 1)
+	if (hcn_pton(AF_HICN, addr, &a.sin_addr) != 1)
 		a.sin_family = 0;
 	return a;
 }
@@ -62,7 +62,7 @@ static inline int ht_enter_netns(void)
 static inline int ht_producer(int protocol)
 {
 	struct sockaddr_hicn ns = ht_name(HT_NS, HT_NS_LEN, 0);
-	int fd = socket(hicn_family(), SOCK_PROD, protocol);
+	int fd = socket(hcn_family(), SOCK_PROD, protocol);
 
 	if (fd < 0)
 		return -1;
@@ -89,7 +89,7 @@ static inline ssize_t ht_publish(int fd, const char *addr, const void *buf,
 static inline int ht_consumer(int protocol, const char *addr, __u32 version)
 {
 	struct sockaddr_hicn n = ht_name(addr, HT_NS_LEN, version);
-	int fd = socket(hicn_family(), SOCK_CONS, protocol);
+	int fd = socket(hcn_family(), SOCK_CONS, protocol);
 
 	if (fd < 0)
 		return -1;

@@ -145,7 +145,7 @@ TEST_F(mem, released_name_keeps_counting)
 	ASSERT_EQ(1, ht_stat("prod_names"));
 	ASSERT_EQ(0, stat_wait("prod_names", 0, 10000));
 	/* Released: version 2 cannot come back, ENOENT at once. */
-	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 2000));
 	ASSERT_EQ(0, connect(c, (struct sockaddr *)&n, sizeof(n)));
@@ -158,7 +158,7 @@ TEST_F(mem, released_name_keeps_counting)
 	EXPECT_EQ(4, hi.hi_last_version);
 
 	/* Published again: version 2 is still gone. */
-	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 2000));
 	ASSERT_EQ(0, connect(c, (struct sockaddr *)&n, sizeof(n)));
@@ -266,7 +266,7 @@ TEST_F(mem, held_interests_counted)
 	char name[64];
 
 	for (i = 0; i < NHELD; i++) {
-		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+		c[i] = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK,
 			      CONS_UNREL);
 		ASSERT_LE(0, c[i]);
 		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, 60000));
@@ -300,7 +300,7 @@ TEST_F(mem, rcvbuf_bounds_queued)
 	ASSERT_NE(NULL, dst);
 	ht_fill(src, RB_LEN, 12);
 	ASSERT_EQ(RB_LEN, ht_publish(self->prod, HT_NAME, src, RB_LEN, 0));
-	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
 				sizeof(rcvbuf)));
@@ -349,7 +349,7 @@ static int held_window(int *prod)
 	    ht_publish(*prod, HT_NAME, obj, len, 0) != (ssize_t)len)
 		return -1;
 	free(obj);
-	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	if (c < 0 || ht_setint(c, HICN_INTEREST_LIFETIME, SCAN_LIFETIME) ||
 	    ht_setint(c, HICN_RETX_LIMIT, 4) ||
 	    ht_setint(c, HICN_WINDOW, SCAN_WINDOW))
@@ -451,7 +451,7 @@ TEST_F_TIMEOUT(mem, pit_gc_bounded, 180)
 	c = calloc(PIT_N, sizeof(*c));
 	ASSERT_NE(NULL, c);
 	for (i = 0; i < PIT_N; i++) {
-		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+		c[i] = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK,
 			      CONS_UNREL);
 		ASSERT_LE(0, c[i]);
 		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, 120000));

@@ -106,7 +106,7 @@ TEST_F(cg, pit_charged)
 	prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, prod);
 	for (i = 0; i < NCONS; i++) {
-		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+		c[i] = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK,
 			      CONS_UNREL);
 		ASSERT_LE(0, c[i]);
 		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, 60000));

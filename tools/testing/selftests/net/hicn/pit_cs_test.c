@@ -309,7 +309,7 @@ TEST_F(tab, pit_max_drops)
 	EXPECT_EQ(0, ht_stat("pit_drops"));
 	for (i = 0; i < NCONS; i++) {
 		/* Distinct names nobody published: each waits at the producer. */
-		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_UNREL);
+		c[i] = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_UNREL);
 		ASSERT_LE(0, c[i]);
 		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME,
 				       LONG_LIFETIME_MS));
@@ -332,7 +332,7 @@ TEST_F(tab, pit_max_drops)
  */
 TEST_F(tab, pit_entries_expire)
 {
-	int c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_UNREL);
+	int c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_UNREL);
 	double t0, dt;
 
 	ASSERT_LE(0, c);
@@ -436,7 +436,7 @@ TEST_F_TIMEOUT(tab, window_bounds_interests_in_flight, 120)
 	ASSERT_EQ(0, sysctl_set(HT_SYSCTL("cs_max_entries"), "0"));
 	ASSERT_EQ(OBJ_SIZE, ht_publish(self->prod, HT_NAME, self->src, OBJ_SIZE, 0));
 	for (i = 0; i < ARRAY_SIZE(windows); i++) {
-		c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+		c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 		ASSERT_LE(0, c);
 		ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, LONG_LIFETIME_MS));
 		ASSERT_EQ(0, ht_setint(c, HICN_WINDOW, windows[i]));

@@ -141,7 +141,7 @@ TEST_F_TIMEOUT(race, disconnect_wakes_reader, 120)
 
 	self->prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, self->prod);
-	r.fd = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	r.fd = patient(socket(hcn_family(), SOCK_CONS, CONS_REL));
 	ASSERT_LE(0, r.fd);
 	/* Nothing published: the interest waits at the producer. */
 	ASSERT_EQ(0, ht_connect(r.fd, HT_NAME, 0));
@@ -204,7 +204,7 @@ static int stalled_producer(int *other)
 	p = stall_producer();
 	if (p < 0)
 		return -1;
-	b = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	b = patient(socket(hcn_family(), SOCK_CONS, CONS_REL));
 	if (b < 0 || ht_setint(b, HICN_WINDOW, 1) ||
 	    ht_publish(p, HT_NAME, stall_obj, STALL_LEN, 0) != STALL_LEN ||
 	    ht_connect(b, HT_NAME, 0))
@@ -268,7 +268,7 @@ TEST_F_TIMEOUT(race, rcvtimeo_stream_after_partial_copy, 120)
 
 	self->prod = stalled_producer(&b);
 	ASSERT_LE(0, self->prod);
-	c = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	c = patient(socket(hcn_family(), SOCK_CONS, CONS_REL));
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
 	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
@@ -296,7 +296,7 @@ TEST_F_TIMEOUT(race, read_after_eof_stays_zero, 120)
 	ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj, sizeof(obj), 0));
 	ASSERT_EQ(0, ht_publish(self->prod, HT_NAME2, obj, 0, 0));
 
-	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
 	ASSERT_EQ(sizeof(obj), ht_read_stream(c, self->buf, sizeof(self->buf), 1000));
@@ -315,7 +315,7 @@ TEST_F_TIMEOUT(race, read_after_eof_stays_zero, 120)
 	close(c);
 
 	/* An empty object: EOF at once, and again. */
-	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_connect(c, HT_NAME2, 0));
 	for (i = 0; i < 3; i++)
@@ -471,7 +471,7 @@ TEST_F_TIMEOUT(race, no_route_enetunreach, 120)
 		close(c);
 	}
 	/* In stream mode the error is pending at connect(): POLLERR. */
-	c = patient(socket(hicn_family(), SOCK_CONS, CONS_REL));
+	c = patient(socket(hcn_family(), SOCK_CONS, CONS_REL));
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
 	alarm(GUARD_S);
@@ -493,7 +493,7 @@ TEST_F_TIMEOUT(race, pit_full_enobufs, 120)
 	ASSERT_LT(0, fprintf(f, "1\n"));
 	ASSERT_EQ(0, fclose(f));
 	/* Its interest for a name never published fills the PIT. */
-	waiting = patient(socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+	waiting = patient(socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK,
 				 CONS_REL));
 	ASSERT_LE(0, waiting);
 	ASSERT_EQ(0, ht_connect(waiting, HT_NAME2, 0));
@@ -702,7 +702,7 @@ TEST_F_TIMEOUT(race, producer_close_while_rehashing, 180)
 		self->prod = ht_producer(PROD_REL);
 		ASSERT_LE(0, self->prod);
 		for (i = 0; i < n; i++) {
-			c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+			c[i] = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK,
 				      CONS_UNREL);
 			ASSERT_LE(0, c[i]);
 			ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME,

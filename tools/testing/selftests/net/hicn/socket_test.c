@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 #include "test_util.h"
 #include "kselftest_harness.h"
 
@@ -83,7 +83,7 @@ FIXTURE_VARIANT_ADD(sock, prod_rel_nonblock_cloexec)
 
 FIXTURE_SETUP(sock)
 {
-	self->family = hicn_family();
+	self->family = hcn_family();
 	self->fd = socket(self->family, variant->type | variant->flags,
 			  variant->protocol);
 	ASSERT_LE(0, self->fd) TH_LOG("socket: %s", strerror(errno));
@@ -227,7 +227,7 @@ TEST(bad_types_give_esocktnosupport)
 	static const int types[] = { SOCK_STREAM, SOCK_DGRAM, SOCK_RAW,
 				     SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP, 9,
 				     SOCK_PACKET };
-	int family = hicn_family();
+	int family = hcn_family();
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
@@ -249,7 +249,7 @@ TEST(bad_protocols_give_eprotonosupport)
 		{ SOCK_PROD, CONS_REL }, { SOCK_PROD, CONS_UNREL },
 		{ SOCK_PROD, HICN_PROTO_MAX + 1 }, { SOCK_PROD, -1 },
 	};
-	int family = hicn_family();
+	int family = hcn_family();
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -264,7 +264,7 @@ TEST(bad_protocols_give_eprotonosupport)
 /*
  * The number published in sysfs is the one the kernel registered:
  * socket() makes AF_HICN sockets with it, and they say so (SO_DOMAIN,
- * getsockname(), a bind() with that sin_family); hicn_family() reads it.
+ * getsockname(), a bind() with that sin_family); hcn_family() reads it.
  */
 TEST(family_number_is_published)
 {
@@ -278,7 +278,7 @@ TEST(family_number_is_published)
 	fclose(f);
 	EXPECT_LT(0, family);
 	EXPECT_GT(46, family);
-	EXPECT_EQ(family, hicn_family());
+	EXPECT_EQ(family, hcn_family());
 
 	fd = socket(family, SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, fd) TH_LOG("socket(%d, SOCK_CONS): %s", family,
@@ -315,7 +315,7 @@ TEST(sockaddr_layout)
  */
 TEST(proc_is_per_netns)
 {
-	int family = hicn_family(), to_parent[2], to_child[2];
+	int family = hcn_family(), to_parent[2], to_child[2];
 	int fd, inuse_before, status;
 	unsigned long ino = 0;
 	char line[512], c = 0;

@@ -190,7 +190,7 @@ static int consumer_open(struct stress *st, int s, int kind,
 	const char *name = names[rand_r(rnd) % NNAMES];
 	int fd;
 
-	fd = kind == 1 ? socket(hicn_family(), SOCK_CONS, CONS_REL) :
+	fd = kind == 1 ? socket(hcn_family(), SOCK_CONS, CONS_REL) :
 	     ht_consumer(rand_r(rnd) % 2 ? CONS_REL : CONS_UNREL, name, 0);
 	if (fd < 0)
 		return -1;
@@ -340,7 +340,7 @@ static int nobody_in_own_netns(unsigned int seed)
 	close(fd);
 	if (unshare(CLONE_NEWNET))
 		return 9;
-	p = socket(hicn_family(), SOCK_PROD, PROD_REL);
+	p = socket(hcn_family(), SOCK_PROD, PROD_REL);
 	if (p < 0 || bind(p, (struct sockaddr *)&ns, sizeof(ns)))
 		return 4;
 	ht_fill(buf, sizeof(buf), seed);
@@ -348,13 +348,13 @@ static int nobody_in_own_netns(unsigned int seed)
 		if (ht_publish(p, "b002::1", buf, sizeof(buf), 0) !=
 		    sizeof(buf))
 			return 5;
-	c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	if (c < 0 || ht_connect(c, "b002::1", 0) ||
 	    ht_read_stream(c, buf, sizeof(buf), 1000) != sizeof(buf))
 		return 6;
 	/* Versions not published yet: held by the producer, in the PIT. */
 	for (i = 0; i < 8; i++) {
-		c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+		c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 		if (c < 0)
 			return 7;
 		ht_setint(c, HICN_INTEREST_LIFETIME, 60000);

@@ -135,7 +135,7 @@ TEST_F(t, default_lifetime_and_retx)
 
 	ASSERT_LE(0, c);
 	close(c);
-	c = socket(hicn_family(), SOCK_CONS, 0);
+	c = socket(hcn_family(), SOCK_CONS, 0);
 	ASSERT_LE(0, c);
 	EXPECT_EQ(HICN_LIFETIME_DEFAULT, ht_getint(c, HICN_INTEREST_LIFETIME));
 	EXPECT_EQ(HICN_RETX_LIMIT_DEFAULT, ht_getint(c, HICN_RETX_LIMIT));
@@ -207,7 +207,7 @@ TEST_F(t, msg_dontwait_eagain)
 
 TEST_F(t, nonblocking_stream_then_pollin)
 {
-	int c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	ssize_t n = 0, r;
 
 	self->prod = ht_producer(PROD_REL);
@@ -310,7 +310,7 @@ TEST_F(t, shutdown_rd_wakes_reader)
 
 	self->prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, self->prod);
-	r.fd = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	r.fd = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, r.fd);
 	/* Only shutdown() can end the wait within the test's time. */
 	ASSERT_EQ(0, ht_setint(r.fd, HICN_INTEREST_LIFETIME, LONG_MS));
@@ -341,7 +341,7 @@ TEST_F(t, shutdown_rd_wakes_reader)
 
 TEST_F(t, shutdown_unconnected_and_pollhup)
 {
-	int c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 
 	ASSERT_LE(0, c);
 	EXPECT_EQ(0, shutdown(c, SHUT_RD));
@@ -359,7 +359,7 @@ TEST_F(t, close_with_pending_interests)
 	for (i = 0; i < 4; i++) {
 		char name[64];
 
-		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+		c[i] = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 		ASSERT_LE(0, c[i]);
 		ASSERT_EQ(0, ht_setint(c[i], HICN_INTEREST_LIFETIME, LONG_MS));
 		snprintf(name, sizeof(name), "b001:a:b:c::%x", 0x200 + i);
@@ -374,7 +374,7 @@ TEST_F(t, close_with_pending_interests)
 
 TEST_F(t, poll_pollout_producer_only)
 {
-	int c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 
 	self->prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, self->prod);
@@ -390,7 +390,7 @@ TEST_F(t, poll_pollout_producer_only)
 
 TEST_F(t, pollerr_after_timeout)
 {
-	int c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	socklen_t len = sizeof(int);
 	int err = -1;
 	short ev;
@@ -411,7 +411,7 @@ TEST_F(t, pollerr_after_timeout)
 	close(c);
 
 	/* The same error read by recv instead. */
-	c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 100));
 	ASSERT_EQ(0, ht_setint(c, HICN_RETX_LIMIT, 0));

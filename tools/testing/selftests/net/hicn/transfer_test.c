@@ -68,7 +68,7 @@ FIXTURE_SETUP(xfer)
 	ASSERT_EQ(0, ht_enter_netns());
 	self->prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, self->prod);
-	self->cons = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	self->cons = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	ASSERT_LE(0, self->cons);
 	self->cap = variant->size + 4096;
 	self->src = malloc(variant->size + 1);
@@ -294,7 +294,7 @@ TEST_F(trunc, scattered_iovec)
  */
 TEST_F(trunc, stream_refetch_after_eof)
 {
-	int c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	unsigned char buf[sizeof(self->src) + 16];
 	struct hicn_info hi;
 

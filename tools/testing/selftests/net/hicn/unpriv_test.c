@@ -90,7 +90,7 @@ static int unshare_urn(void)
 static int claim(const char *addr, int plen)
 {
 	struct sockaddr_hicn ns = ht_name(addr, plen, 0);
-	int fd = socket(hicn_family(), SOCK_PROD, PROD_REL);
+	int fd = socket(hcn_family(), SOCK_PROD, PROD_REL);
 	int err = 0;
 
 	if (fd < 0)
@@ -304,7 +304,7 @@ TEST(default_sndbuf_is_a_share)
 	EXPECT_EQ(EAGAIN, fill(a, HT_NAME, buf, &n));
 	EXPECT_GE(16, n);
 	/* So another producer still publishes. */
-	b = socket(hicn_family(), SOCK_PROD, PROD_REL);
+	b = socket(hcn_family(), SOCK_PROD, PROD_REL);
 	ASSERT_LE(0, b);
 	ASSERT_EQ(0, bind(b, (struct sockaddr *)&ns2, sizeof(ns2)));
 	EXPECT_EQ(MIB, ht_publish(b, "b001:a:b:d::1", buf, MIB, MSG_DONTWAIT))
@@ -334,7 +334,7 @@ static int prod_hog(void *arg)
 
 		snprintf(addr, sizeof(addr), "b001:a:b:%x::", 0x10 + i);
 		ns = ht_name(addr, 64, 0);
-		p[i] = socket(hicn_family(), SOCK_PROD, PROD_REL);
+		p[i] = socket(hcn_family(), SOCK_PROD, PROD_REL);
 		if (p[i] < 0 || bind(p[i], (struct sockaddr *)&ns, sizeof(ns)) ||
 		    ht_setint(p[i], HICN_CONTENT_EXPIRY, 0))
 			return 1;
@@ -410,7 +410,7 @@ static int pit_hog(void *arg)
 	if (become_nobody())
 		return 255;
 	for (i = 0; i < HOGS; i++) {
-		c[i] = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK,
+		c[i] = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK,
 			      CONS_UNREL);
 		if (c[i] < 0 ||
 		    ht_setint(c[i], HICN_INTEREST_LIFETIME, 60000) ||

@@ -162,7 +162,7 @@ TEST_F(ver, newest_by_default_and_specific_versions)
 
 TEST_F(ver, stream_mode_specific_version)
 {
-	int c = socket(hicn_family(), SOCK_CONS, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 	char buf[8192], want[4096];
 	size_t wlen;
 	struct hicn_info hi;
@@ -443,7 +443,7 @@ static ssize_t epoll_read_object(int ep, int fd, char *buf, size_t cap)
 /* Through epoll: EPOLLIN only once the next version is published. */
 TEST_F(ver, subscribe_epoll)
 {
-	int c = socket(hicn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	int c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	struct epoll_event ev = { .events = EPOLLIN }, out;
 	char buf[8192], want[4096];
 	int ep = epoll_create1(0);

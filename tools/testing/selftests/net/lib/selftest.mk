@@ -12,15 +12,15 @@ CFLAGS	?= -O2 -g
 CFLAGS	+= -Wall -Wextra -Werror -D_GNU_SOURCE \
 	   -I$(TOP)/include/uapi -I$(TOP)/userspace/lib -I$(SELFTEST_LIB) \
 	   -isystem $(KSRC)/tools/testing/selftests
-LDLIBS	+= $(TOP)/userspace/lib/libhicn.a -lpthread
+LDLIBS	+= $(TOP)/userspace/lib/libhcn.a -lpthread
 
 all: $(TEST_GEN_PROGS)
 
-$(TEST_GEN_PROGS): %: %.c $(TOP)/userspace/lib/libhicn.a $(wildcard $(SELFTEST_LIB)/*.h) \
+$(TEST_GEN_PROGS): %: %.c $(TOP)/userspace/lib/libhcn.a $(wildcard $(SELFTEST_LIB)/*.h) \
 		   $(wildcard $(TOP)/include/uapi/linux/*.h)
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
 
-$(TOP)/userspace/lib/libhicn.a:
+$(TOP)/userspace/lib/libhcn.a:
 	$(MAKE) -C $(TOP)/userspace/lib
 
 print-tests:

@@ -19,7 +19,7 @@
 #include <netinet/in.h>
 #include <linux/psock.h>
 
-#include "libhicn.h"
+#include "hcn.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -43,7 +43,7 @@ static int parse(const char *s)
 	size_t i;
 
 	if (!strcmp(s, "hicn"))
-		return hicn_family();
+		return hcn_family();
 	for (i = 0; i < ARRAY_SIZE(words); i++)
 		if (!strcmp(s, words[i].name))
 			return words[i].value;
