@@ -28,7 +28,10 @@
 #                         differ from what the specs generate
 #   make sparse           sparse (C=2) over the modules
 #   make htmldocs         Documentation/ as HTML with Sphinx, every warning
-#                         an error, into .cache/htmldocs (run by make check)
+#                         an error, into .cache/htmldocs (run by make check);
+#                         it fails when a code example written out in an
+#                         .rst differs from the compiled source it copies
+#   make docs-examples    copy those examples again (tools/docs/rst-examples.py)
 #
 # KDIR selects the kernel to build against.  Default: the running kernel's
 # build directory when it exists, otherwise every installed kernel under
@@ -79,7 +82,7 @@ export TOP KSRC KERNELS
 
 .PHONY: all modules userspace selftests install uninstall clean \
 	setup debug-kernel check check-long check-harness demo bench style \
-	sparse netlink-gen netlink-check htmldocs
+	sparse netlink-gen netlink-check htmldocs docs-examples
 
 all: modules userspace
 
@@ -194,11 +197,15 @@ style: netlink-check
 # The documentation: reStructuredText under Documentation/ (index.rst),
 # every Sphinx warning an error, as the kernel's make htmldocs with -W.
 htmldocs:
+	@python3 $(TOP)/tools/docs/rst-examples.py --check
 	@command -v sphinx-build >/dev/null || \
 		{ echo "sphinx-build missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
 	@sphinx-build -W --keep-going -q -b html -d $(CACHE)/htmldocs/.doctrees \
 		Documentation $(CACHE)/htmldocs
 	@echo "htmldocs: $(CACHE)/htmldocs/index.html"
+
+docs-examples:
+	@python3 $(TOP)/tools/docs/rst-examples.py --update
 
 sparse:
 	@set -e; for k in $(KDIRS); do \

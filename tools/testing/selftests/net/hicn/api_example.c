@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The AF_HICN API example of Documentation/hicn-api.rst, shown there with
- * literalinclude: a producer publishes a string under b001:a:b:c::abcd, a
- * consumer fetches it in datagram mode (the seed paper's bind + recvfrom)
- * and another one in stream mode (connect + read until 0).  example_test.c
+ * The AF_HICN API example of Documentation/hicn-api.rst, which shows
+ * copies of the regions between the [markers] (make htmldocs fails when
+ * they differ, make docs-examples copies them again): a producer
+ * publishes a string under b001:a:b:c::abcd, a consumer fetches it in
+ * datagram mode (the seed paper's bind + recvfrom) and another one in
+ * stream mode (connect + read until 0).  example_test.c
  * compiles and runs it, so the documented code cannot rot.
  *
  * Build alone: cc -I include/uapi -I userspace/lib api_example.c \
