@@ -64,7 +64,7 @@ KERNELS		?= $(CHECK_KERNELS)
 krel = $$(case $(1) in /lib/modules/*/build) basename $$(dirname $(1));; \
 	*) cat $(1)/include/config/kernel.release;; esac)
 
-MOD_SRC	:= Kbuild net include
+MOD_SRC	:= Kbuild VERSION net include
 KBUILD_FLAGS := W=1 $(if $(WERROR),KCFLAGS=-Werror) \
 		$(if $(HICN_FAULT),HICN_FAULT=$(HICN_FAULT))
 
