@@ -462,7 +462,8 @@ int main(int argc, char **argv)
 			print_usage(stdout);
 			return 0;
 		}
-		if (!strcmp(opt, "V") || matches(opt, "version")) {
+		if ((opt[0] == 'V' && (!opt[1] || matches(opt + 1, "ersion"))) ||
+		    matches(opt, "version")) {
 			printf("hicnctl %s\n", HICN_PSOCK_VERSION);
 			return 0;
 		}
