@@ -85,7 +85,8 @@ KBUILD_FLAGS := W=1 $(if $(WERROR),KCFLAGS=-Werror) \
 
 SELFTESTS := tools/testing/selftests/net/lib \
 	     tools/testing/selftests/net/hicn \
-	     tools/testing/selftests/net/psock
+	     tools/testing/selftests/net/psock \
+	     tools/testing/selftests/net/install
 USERSPACE := userspace bench
 
 export TOP KSRC KERNELS

@@ -286,7 +286,7 @@ for k in $KERNELS; do
 		[ -n "$suites" ] || suites=${DEBUG_SUITES:-}
 		tmo=${VM_TIMEOUT:-3000} ;;
 	esac
-	mapfile -t progs < <(selected_programs "${suites:-hicn psock}")
+	mapfile -t progs < <(selected_programs "${suites:-hicn psock install}")
 	res=$RUN/$name
 	probe_accel "$rel"
 	case $VM_ACCEL in
