@@ -41,8 +41,13 @@ SYSDEST=$(mktemp -d)
 SAVED=$(mktemp -d)
 MOUNTED=
 
-mk() {
-	make -s --no-print-directory -C "$TOP" KDIR="$KDIR" BUILD="$BUILD" "$@"
+mk() {			# make in the top folder; its output as TAP comments
+	local rc
+	make -s --no-print-directory -C "$TOP" KDIR="$KDIR" BUILD="$BUILD" "$@" \
+		> >(sed 's/^/# /') 2>&1
+	rc=$?
+	wait
+	return $rc
 }
 
 files_in() {		# every file and link under $1, one a line
@@ -123,7 +128,7 @@ for m in hicn psock; do
 done
 tap_expect "staging: installed hicnctl -V" "hicnctl $VERSION" "$P/sbin/hicnctl" -V
 tap_check "staging: bash completion defines hicnctl's" \
-	bash -c ". '$P/share/bash-completion/completions/hicnctl' && complete -p hicnctl"
+	bash -c ". '$P/share/bash-completion/completions/hicnctl' && complete -p hicnctl >/dev/null"
 
 # The manifest lists every file install put, no more.
 listed=$(sed -n 's/^\(mod\|file\) //p' "$P/share/hicn-psock/manifest" | sort)
