@@ -125,7 +125,7 @@ selftests: userspace
 # modules_install names the module files (6.12 compresses them, as its
 # CONFIG_MODULE_COMPRESS_* says), so they are found by name afterwards.
 # depmod's index files are listed too when install created them (a fresh
-# staging root).
+# staging root), and stay listed when install runs again.
 install:
 	@set -e; for k in $(KDIRS); do \
 		rel=$(call krel,$$k); \
@@ -137,6 +137,7 @@ install:
 	@test -x $(TOP)/userspace/hicnctl/hicnctl -a -n "$(wildcard $(TOP)/userspace/lib/*.a)" || \
 		{ echo "userspace not built: run make first" >&2; exit 1; }
 	@set -e; m=$(MANIFEST); mkdir -p $$(dirname $$m); : > $$m.tmp; \
+	if [ -f $$m ]; then grep '^mod .*/modules\.[^/]*$$' $$m >> $$m.tmp || true; fi; \
 	for k in $(KDIRS); do \
 		rel=$(call krel,$$k); mods=$(INSTALL_MOD_PATH)/lib/modules/$$rel; \
 		fresh=; test -e $$mods/modules.dep || fresh=1; \
