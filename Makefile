@@ -292,7 +292,7 @@ man-check:
 	done; echo "man-check: clean ($(words $(MAN_PAGES)) pages)"
 
 clean:
-	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/runs $(CACHE)/logs
+	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/runs $(CACHE)/logs $(DKMS_CACHE)
 	@set -e; for d in $(USERSPACE) $(SELFTESTS); do $(MAKE) -s -C $$d clean; done
 
 setup:
