@@ -30,12 +30,16 @@ HICN_KO=${HICN_KO:?HICN_KO must point to hicn.ko}
 PSOCK_KO=${PSOCK_KO:?PSOCK_KO must point to psock.ko}
 BUILD=${HICN_KO%/"$REL"/net/hicn/hicn.ko}
 MODS=/lib/modules/$REL
+# The kernel's build folder: /lib/modules/<release>/build for Debian's
+# kernels (make takes the release from that path), the tree of the debug
+# kernel otherwise (its include/config/kernel.release).
 if [ -f "$MODS/build/Makefile" ]; then
 	KDIR_REAL=$(readlink -f "$MODS/build")
+	KDIR=$MODS/build
 else
-	KDIR_REAL=$TOP/.cache/debug-kernel/current
+	KDIR_REAL=$(readlink -f "$TOP/.cache/debug-kernel/current")
+	KDIR=$KDIR_REAL
 fi
-KDIR=$MODS/build
 STAGE=$(mktemp -d)
 SYSDEST=$(mktemp -d)
 SAVED=$(mktemp -d)
