@@ -128,7 +128,8 @@ selftests: userspace
 # modules_install names the module files (6.12 compresses them, as its
 # CONFIG_MODULE_COMPRESS_* says), so they are found by name afterwards.
 # depmod's index files are listed too when install created them (a fresh
-# staging root), and stay listed when install runs again.
+# staging root), and stay listed when install runs again.  The man pages
+# get the version in their title line.
 install:
 	@set -e; for k in $(KDIRS); do \
 		rel=$(call krel,$$k); \
@@ -171,7 +172,10 @@ install:
 	inst() { install -D -m $$1 $(TOP)/$$2 $(DESTDIR)$$3; echo "file $$3" >> $$m.tmp; }; \
 	for h in $(UAPI_HEADERS); do inst 0644 include/uapi/linux/$$h $(INCLUDEDIR)/linux/$$h; done; \
 	for p in $(MAN_PAGES); do \
-		inst 0644 $$p $(MANDIR)/$$(basename $$(dirname $$p))/$$(basename $$p); \
+		f=$(MANDIR)/$$(basename $$(dirname $$p))/$$(basename $$p); \
+		install -d $$(dirname $(DESTDIR)$$f); \
+		sed 's/^\(\.TH .*\)"hicn-psock"/\1"hicn-psock $(VERSION)"/' $(TOP)/$$p > $(DESTDIR)$$f; \
+		chmod 0644 $(DESTDIR)$$f; echo "file $$f" >> $$m.tmp; \
 	done; \
 	inst 0644 userspace/hicnctl/hicnctl.bash-completion $(BASHCOMPDIR)/hicnctl; \
 	stamp=$$(mktemp); \

@@ -130,6 +130,8 @@ for m in hicn psock; do
 	tap_check "staging: depmod indexed $m (modprobe -d resolves it)" \
 		modprobe -d "$STAGE" -S "$REL" -n -q "$m"
 done
+tap_check "staging: installed hicn(7) names version $VERSION" \
+	grep -q "^\.TH .*\"hicn-psock $VERSION\"" "$P/share/man/man7/hicn.7"
 tap_expect "staging: installed hicnctl -V" "hicnctl $VERSION" "$P/sbin/hicnctl" -V
 tap_check "staging: bash completion defines hicnctl's" \
 	bash -c ". '$P/share/bash-completion/completions/hicnctl' && complete -p hicnctl >/dev/null"
