@@ -262,7 +262,9 @@ endif
 # cannot afford to compile): make dkms-install's sources, added to a private
 # DKMS tree in $(DKMS_CACHE) and built by dkms for every kernel KDIRS
 # selects.  The modules it built are copied to $(DKMS_CACHE)/<release>/,
-# where the VM test (selftests/net/install/install.sh) loads them.
+# where the VM test (selftests/net/install/install.sh) loads them.  A
+# kernel whose build fails is reported and the others are built; make
+# check goes on to the VMs, where the test fails for the missing modules.
 DKMS_CACHE := $(CACHE)/dkms
 DKMS_CHECK_FLAGS = --dkmstree $(DKMS_CACHE)/tree \
 		   --sourcetree $(DKMS_CACHE)/src$(dir $(DKMS_SRC)) \
@@ -275,18 +277,20 @@ dkms-check:
 	@$(MAKE) -s dkms-install DESTDIR=$(DKMS_CACHE)/src
 	@dkms add $(DKMS_CHECK_FLAGS) -m hicn-psock -v $(VERSION) >$(DKMS_CACHE)/add.log 2>&1 || \
 		{ cat $(DKMS_CACHE)/add.log; exit 1; }
-	@set -e; for k in $(KDIRS); do \
+	@bad=0; for k in $(KDIRS); do \
 		rel=$(call krel,$$k); \
-		echo "  DKMS     build $$rel"; \
-		dkms build $(DKMS_CHECK_FLAGS) -m hicn-psock -v $(VERSION) -k $$rel \
-			--kernelsourcedir $$k >$(DKMS_CACHE)/$$rel.log 2>&1 || \
-			{ tail -n 30 $(DKMS_CACHE)/$$rel.log; \
-			  cat $(DKMS_CACHE)/tree/hicn-psock/$(VERSION)/build/make.log 2>/dev/null | tail -n 30; \
-			  exit 1; }; \
-		mkdir -p $(DKMS_CACHE)/$$rel; \
-		cp $(DKMS_CACHE)/tree/hicn-psock/$(VERSION)/$$rel/*/module/* $(DKMS_CACHE)/$$rel/; \
-		ls $(DKMS_CACHE)/$$rel; \
-	done
+		if dkms build $(DKMS_CHECK_FLAGS) -m hicn-psock -v $(VERSION) -k $$rel \
+			--kernelsourcedir $$k >$(DKMS_CACHE)/$$rel.log 2>&1; then \
+			mkdir -p $(DKMS_CACHE)/$$rel; \
+			cp $(DKMS_CACHE)/tree/hicn-psock/$(VERSION)/$$rel/*/module/* $(DKMS_CACHE)/$$rel/; \
+			echo "  DKMS     $$rel: $$(cd $(DKMS_CACHE)/$$rel && echo *)"; \
+		else \
+			echo "  DKMS     $$rel: dkms build failed ($(DKMS_CACHE)/$$rel.log):"; \
+			tail -n 30 $(DKMS_CACHE)/$$rel.log; \
+			tail -n 30 $(DKMS_CACHE)/tree/hicn-psock/$(VERSION)/build/make.log 2>/dev/null; \
+			bad=1; \
+		fi; \
+	done; exit $$bad
 
 # Every man page through man --warnings (groff's warnings fail) and,
 # where it is installed, mandoc -T lint.
@@ -320,12 +324,14 @@ VM_BUILD = $(MAKE) -s setup && \
 check:
 	@$(VM_BUILD)
 	@$(MAKE) -s netlink-check man-check
-	@$(MAKE) -s VM_TARGETS=1 dkms-check
+	@$(MAKE) -s VM_TARGETS=1 dkms-check || \
+		echo "dkms-check failed: install/install.sh reports the missing modules"
 	@tools/testing/vm/run.sh check
 
 check-long:
 	@$(VM_BUILD)
-	@$(MAKE) -s VM_TARGETS=1 dkms-check
+	@$(MAKE) -s VM_TARGETS=1 dkms-check || \
+		echo "dkms-check failed: install/install.sh reports the missing modules"
 	@LONG=1 tools/testing/vm/run.sh check
 	@$(MAKE) -s check-harness
 	@$(MAKE) -s bench
