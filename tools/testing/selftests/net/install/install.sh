@@ -8,7 +8,7 @@
 #      lists exactly what is there, and make uninstall leaves no file;
 #      install without a build fails and writes nothing;
 #   2. make install into the VM's system: the modules into
-#      /lib/modules/$(uname -r)/extra (a tmpfs mounted over that folder for
+#      /lib/modules/$(uname -r)/extra (a tmpfs mounted over /lib/modules for
 #      the test, holding only the kernel's module lists, so depmod is quick
 #      and nothing of the host's is touched), the rest into a DESTDIR;
 #      modprobe loads both modules with the project's version, socket()
@@ -74,7 +74,7 @@ unload() {
 
 cleanup() {
 	unload 2>/dev/null
-	[ -n "$MOUNTED" ] && { umount "$MODS" 2>/dev/null || umount -l "$MODS"; }
+	[ -n "$MOUNTED" ] && { umount /lib/modules 2>/dev/null || umount -l /lib/modules; }
 	insmod "$HICN_KO" && insmod "$PSOCK_KO" ||
 		echo "# could not load the harness's modules back"
 	rm -rf "$STAGE" "$SYSDEST" "$SAVED"
@@ -150,10 +150,12 @@ tap_check "rmmod the harness's hicn and psock" unload
 
 cp -a "$MODS"/modules.order "$MODS"/modules.builtin "$MODS"/modules.builtin.modinfo \
 	"$SAVED/" 2>/dev/null
-mkdir -p "$MODS" && mount -t tmpfs -o size=64m hicn-install "$MODS" && MOUNTED=1 &&
-	cp -a "$SAVED"/. "$MODS/" && ln -s "$KDIR_REAL" "$MODS/build" &&
+# The tmpfs goes over /lib/modules as a whole: the debug kernel's
+# /lib/modules/<release> is virtme-ng's read-only mount of its tree.
+mount -t tmpfs -o size=64m hicn-install /lib/modules && MOUNTED=1 &&
+	mkdir -p "$MODS" && cp -a "$SAVED"/. "$MODS/" && ln -s "$KDIR_REAL" "$MODS/build" &&
 	touch "$MODS"/modules.{order,builtin,builtin.modinfo} && depmod "$REL"
-tap_result $? "system: $MODS on a tmpfs with the kernel's module lists, depmod"
+tap_result $? "system: /lib/modules on a tmpfs with $REL's module lists, depmod"
 
 tap_check "system: make install (modules for $REL, the rest into a DESTDIR)" \
 	mk install DESTDIR="$SYSDEST"
@@ -189,10 +191,10 @@ tap_expect "system: socket(AF_INET, ..., 259) after uninstall: EPROTONOSUPPORT" 
 	EPROTONOSUPPORT socktool try inet stream 259
 tap_expect "system: no file left in the DESTDIR" "" files_in "$SYSDEST"
 # udevd's libkmod may hold the index files open: a lazy unmount then.
-umount "$MODS" 2>/dev/null || umount -l "$MODS"
+umount /lib/modules 2>/dev/null || umount -l /lib/modules
 rc=$?
 [ $rc -eq 0 ] && MOUNTED=
-tap_result $rc "system: $MODS unmounted"
+tap_result $rc "system: /lib/modules unmounted"
 
 # 3. The modules DKMS built on the host.
 DKMS=$TOP/.cache/dkms/$REL
