@@ -148,7 +148,9 @@ tap_expect "staging: no file left after uninstall" "" files_in "$STAGE"
 # 2. The VM's system.  The harness's modules go first.
 tap_check "rmmod the harness's hicn and psock" unload
 
-cp -a "$MODS"/modules.order "$MODS"/modules.builtin "$MODS"/modules.builtin.modinfo \
+# Copies, not links: virtme-ng's module folder of a kernel tree (the debug
+# kernel) links these files into the read-only tree.
+cp -L "$MODS"/modules.order "$MODS"/modules.builtin "$MODS"/modules.builtin.modinfo \
 	"$SAVED/" 2>/dev/null
 # The tmpfs goes over /lib/modules as a whole: the debug kernel's
 # /lib/modules/<release> is virtme-ng's read-only mount of its tree.
