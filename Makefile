@@ -45,7 +45,25 @@ CACHE	?= $(TOP)/.cache
 BUILD	?= $(CACHE)/build
 DEBUG_KDIR := $(CACHE)/debug-kernel/current
 KSRC	:= $(CACHE)/ksrc
-PREFIX	?= /usr/local
+VERSION	:= $(shell cat $(TOP)/VERSION)
+
+# Where make install puts things (DESTDIR is prepended to each but the
+# modules, which go under INSTALL_MOD_PATH as the kernel's modules_install
+# has it).
+PREFIX		?= /usr/local
+INCLUDEDIR	?= $(PREFIX)/include
+MANDIR		?= $(PREFIX)/share/man
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+INSTALL_MOD_DIR	?= extra
+# The installed modules lose their debug information, as a distribution's
+# (and DKMS's) do: 6-7 MB each with it.  INSTALL_MOD_STRIP= keeps it.
+INSTALL_MOD_STRIP ?= 1
+MANIFEST_PATH	= $(PREFIX)/share/hicn-psock/manifest
+MANIFEST	= $(DESTDIR)$(MANIFEST_PATH)
+UAPI_HEADERS	:= hicn.h psock.h hicn_netlink.h psock_netlink.h
+MAN_PAGES	= $(patsubst $(TOP)/%,%,$(wildcard $(TOP)/Documentation/man/man*/*.[1-8]))
+DKMS_SRC	:= /usr/src/hicn-psock-$(VERSION)
+DKMS_KERNELS	?= $(shell uname -r)
 
 ALL_KDIRS = $(patsubst %/Makefile,%,$(wildcard /lib/modules/*/build/Makefile)) \
 	    $(if $(wildcard $(DEBUG_KDIR)/Module.symvers),$(DEBUG_KDIR))
@@ -69,18 +87,20 @@ KERNELS		?= $(CHECK_KERNELS)
 krel = $$(case $(1) in /lib/modules/*/build) basename $$(dirname $(1));; \
 	*) cat $(1)/include/config/kernel.release;; esac)
 
-MOD_SRC	:= Kbuild net include
+MOD_SRC	:= Kbuild VERSION net include
 KBUILD_FLAGS := W=1 $(if $(WERROR),KCFLAGS=-Werror) \
 		$(if $(HICN_FAULT),HICN_FAULT=$(HICN_FAULT))
 
 SELFTESTS := tools/testing/selftests/net/lib \
 	     tools/testing/selftests/net/hicn \
-	     tools/testing/selftests/net/psock
+	     tools/testing/selftests/net/psock \
+	     tools/testing/selftests/net/install
 USERSPACE := userspace bench
 
 export TOP KSRC KERNELS
 
 .PHONY: all modules userspace selftests install uninstall clean \
+	dkms-install dkms-uninstall dkms-check man-check \
 	setup debug-kernel check check-long check-harness demo bench style \
 	sparse netlink-gen netlink-check htmldocs docs-examples
 
@@ -104,31 +124,192 @@ selftests: userspace
 		{ echo "kselftest_harness.h missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
 	@set -e; for d in $(SELFTESTS); do $(MAKE) -s -C $$d; done
 
-install: modules userspace
+# install never builds (as root it would leave root-owned objects in the
+# tree): what it needs must have been built by "make" first.  It honours
+# DESTDIR and PREFIX (everything but the modules) and INSTALL_MOD_PATH (the
+# modules, for each kernel KDIRS selects), and writes the list of what it
+# put, for uninstall, to $(MANIFEST): "mod PATH" lines are under
+# INSTALL_MOD_PATH, "file PATH" lines under DESTDIR.  The kernel's
+# modules_install names the module files (6.12 compresses them, as its
+# CONFIG_MODULE_COMPRESS_* says), so they are found by name afterwards.
+# depmod's index files are listed too when install created them (a fresh
+# staging root), and stay listed when install runs again.  The man pages
+# get the version in their title line.
+install:
 	@set -e; for k in $(KDIRS); do \
 		rel=$(call krel,$$k); \
-		$(MAKE) -s -C $$k M=$(BUILD)/$$rel INSTALL_MOD_DIR=extra modules_install; \
-		depmod -a $$rel; \
+		for m in hicn psock; do \
+			test -f $(BUILD)/$$rel/net/$$m/$$m.ko || \
+			{ echo "$(BUILD)/$$rel/net/$$m/$$m.ko is missing: run make first" >&2; exit 1; }; \
+		done; \
 	done
-	install -d $(DESTDIR)$(PREFIX)/include/linux
-	install -m 0644 include/uapi/linux/hicn.h include/uapi/linux/psock.h \
-		include/uapi/linux/psock_netlink.h include/uapi/linux/hicn_netlink.h \
-		$(DESTDIR)$(PREFIX)/include/linux/
-	$(MAKE) -s -C userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+	@test -x $(TOP)/userspace/hicnctl/hicnctl -a -n "$(wildcard $(TOP)/userspace/lib/*.a)" || \
+		{ echo "userspace not built: run make first" >&2; exit 1; }
+	@set -e; m=$(MANIFEST); mkdir -p $$(dirname $$m); : > $$m.tmp; \
+	if [ -f $$m ]; then grep '^mod .*/modules\.[^/]*$$' $$m >> $$m.tmp || true; fi; \
+	for k in $(KDIRS); do \
+		rel=$(call krel,$$k); mods=$(INSTALL_MOD_PATH)/lib/modules/$$rel; \
+		fresh=; test -e $$mods/modules.dep || fresh=1; \
+		echo "  INSTALL  $$rel: hicn, psock into $$mods/$(INSTALL_MOD_DIR)"; \
+		key=$$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\{0,1\}\([^"]*\)"\{0,1\}$$/\1/p' \
+			$$k/include/config/auto.conf); \
+		case $$key in /*|pkcs11:*) ;; ?*) key=$$k/$$key;; esac; \
+		nosig=; case $$key in pkcs11:*) ;; *) test -n "$$key" -a -f "$$key" || \
+			nosig=CONFIG_MODULE_SIG_ALL=;; esac; \
+		if [ -n "$$fresh" ]; then mkdir -p $$mods; \
+			touch $$mods/modules.order $$mods/modules.builtin $$mods/modules.builtin.modinfo; fi; \
+		log=$$(mktemp); \
+		if ! $(MAKE) -s -C $$k M=$(BUILD)/$$rel INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+			INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) INSTALL_MOD_STRIP=$(INSTALL_MOD_STRIP) \
+			$$nosig modules_install >$$log 2>&1; then \
+			cat $$log >&2; rm -f $$log; exit 1; fi; \
+		grep -v "missing 'System.map' file" $$log >&2 || true; rm -f $$log; \
+		found=$$(find $$mods/$(INSTALL_MOD_DIR) \( -name 'hicn.ko*' -o -name 'psock.ko*' \) \
+			\( -type f -o -type l \)); \
+		test $$(echo "$$found" | wc -w) -ge 2 || \
+			{ echo "modules_install put no hicn/psock module under $$mods/$(INSTALL_MOD_DIR)" >&2; exit 1; }; \
+		for f in $$found; do echo "mod $${f#$(INSTALL_MOD_PATH)}"; done >> $$m.tmp; \
+		depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $$rel; \
+		if [ -n "$$fresh" ]; then \
+			for f in $$mods/modules.*; do echo "mod $${f#$(INSTALL_MOD_PATH)}"; done >> $$m.tmp; \
+		fi; \
+	done; \
+	inst() { install -D -m $$1 $(TOP)/$$2 $(DESTDIR)$$3; echo "file $$3" >> $$m.tmp; }; \
+	for h in $(UAPI_HEADERS); do inst 0644 include/uapi/linux/$$h $(INCLUDEDIR)/linux/$$h; done; \
+	for p in $(MAN_PAGES); do \
+		f=$(MANDIR)/$$(basename $$(dirname $$p))/$$(basename $$p); \
+		install -d $$(dirname $(DESTDIR)$$f); \
+		sed 's/^\(\.TH .*\)"hicn-psock"/\1"hicn-psock $(VERSION)"/' $(TOP)/$$p > $(DESTDIR)$$f; \
+		chmod 0644 $(DESTDIR)$$f; echo "file $$f" >> $$m.tmp; \
+	done; \
+	inst 0644 userspace/hicnctl/hicnctl.bash-completion $(BASHCOMPDIR)/hicnctl; \
+	stamp=$$(mktemp); \
+	$(MAKE) -s -C $(TOP)/userspace install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR); \
+	find $(DESTDIR)$(PREFIX) -cnewer $$stamp \( -type f -o -type l \) ! -path '$(MANIFEST)*' | \
+		while read -r f; do \
+			grep -q -x -F "file $${f#$(DESTDIR)}" $$m.tmp || echo "file $${f#$(DESTDIR)}"; \
+		done >> $$m.tmp; \
+	rm -f $$stamp; \
+	echo "file $(MANIFEST_PATH)" >> $$m.tmp; \
+	mv $$m.tmp $$m; \
+	echo "  INSTALL  $$(wc -l < $$m) files, listed in $$m"
 
+# Removes what install put: the files of the manifest, or, without one
+# (an install by an older tree), the modules found by name under each
+# kernel's INSTALL_MOD_DIR and the files install would have put.  depmod
+# runs again where an index is left.
 uninstall:
-	@set -e; for k in $(KDIRS); do \
-		rel=$(call krel,$$k); \
-		rm -f /lib/modules/$$rel/extra/hicn.ko /lib/modules/$$rel/extra/psock.ko; \
-		depmod -a $$rel; \
+	@set -e; m=$(MANIFEST); \
+	if [ -f $$m ]; then \
+		: > $$m.rels; \
+		while read -r kind f; do \
+			case $$kind in \
+			mod) rm -f $(INSTALL_MOD_PATH)$$f; \
+			     echo "$${f#/lib/modules/}" | cut -d/ -f1 >> $$m.rels ;; \
+			file) rm -f $(DESTDIR)$$f ;; \
+			esac; \
+		done < $$m; \
+		rels=$$(sort -u $$m.rels); rm -f $$m.rels; \
+	else \
+		echo "  UNINSTALL  no $$m: removing by name"; \
+		rels=; for k in $(KDIRS); do rels="$$rels $(call krel,$$k)"; done; \
+		for rel in $$rels; do \
+			d=$(INSTALL_MOD_PATH)/lib/modules/$$rel/$(INSTALL_MOD_DIR); \
+			test ! -d $$d || find $$d \( -name 'hicn.ko*' -o -name 'psock.ko*' \) -delete; \
+		done; \
+		for h in $(UAPI_HEADERS); do rm -f $(DESTDIR)$(INCLUDEDIR)/linux/$$h; done; \
+		for p in $(MAN_PAGES); do \
+			rm -f $(DESTDIR)$(MANDIR)/$$(basename $$(dirname $$p))/$$(basename $$p); \
+		done; \
+		rm -f $(DESTDIR)$(BASHCOMPDIR)/hicnctl; \
+		$(MAKE) -s -C $(TOP)/userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR); \
+	fi; \
+	for rel in $$rels; do \
+		mods=$(INSTALL_MOD_PATH)/lib/modules/$$rel; \
+		test ! -d $$mods/$(INSTALL_MOD_DIR) || \
+			find $$mods/$(INSTALL_MOD_DIR) -depth -type d -empty -delete; \
+		if [ -e $$mods/modules.dep ]; then \
+			depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $$rel; \
+		else \
+			rmdir $$mods 2>/dev/null || true; \
+		fi; \
+	done; \
+	rmdir $$(dirname $$m) 2>/dev/null || true; \
+	echo "  UNINSTALL  done"
+
+# DKMS: the sources DKMS builds from (dkms.conf, VERSION, Kbuild, net/,
+# include/) into $(DESTDIR)/usr/src/hicn-psock-$(VERSION), then dkms add,
+# build and install for DKMS_KERNELS (default: the running kernel).  With
+# DESTDIR set (a package being staged) only the sources are copied.
+# DKMS_FLAGS reaches every dkms command (e.g. --dkmstree DIR).
+dkms-install:
+	@set -e; src=$(DESTDIR)$(DKMS_SRC); rm -rf $$src; \
+	for f in dkms.conf VERSION Kbuild $$(cd $(TOP) && find net include -type f \
+		\( -name '*.[ch]' -o -name Kbuild \)); do \
+		install -D -m 0644 $(TOP)/$$f $$src/$$f; \
+	done; \
+	echo "  DKMS     sources in $$src"
+ifeq ($(DESTDIR),)
+	dkms add $(DKMS_FLAGS) -m hicn-psock -v $(VERSION)
+	@set -e; for k in $(DKMS_KERNELS); do \
+		dkms build $(DKMS_FLAGS) -m hicn-psock -v $(VERSION) -k $$k; \
+		dkms install $(DKMS_FLAGS) -m hicn-psock -v $(VERSION) -k $$k; \
 	done
-	rm -f $(DESTDIR)$(PREFIX)/include/linux/hicn.h $(DESTDIR)$(PREFIX)/include/linux/psock.h \
-		$(DESTDIR)$(PREFIX)/include/linux/psock_netlink.h \
-		$(DESTDIR)$(PREFIX)/include/linux/hicn_netlink.h
-	$(MAKE) -s -C userspace uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+endif
+
+dkms-uninstall:
+ifeq ($(DESTDIR),)
+	-dkms remove $(DKMS_FLAGS) -m hicn-psock -v $(VERSION) --all
+endif
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+
+# The DKMS package, tested (make check runs this on the host, as the VM
+# cannot afford to compile): make dkms-install's sources, added to a private
+# DKMS tree in $(DKMS_CACHE) and built by dkms for every kernel KDIRS
+# selects.  The modules it built are copied to $(DKMS_CACHE)/<release>/,
+# where the VM test (selftests/net/install/install.sh) loads them.  A
+# kernel whose build fails is reported and the others are built; make
+# check goes on to the VMs, where the test fails for the missing modules.
+DKMS_CACHE := $(CACHE)/dkms
+DKMS_CHECK_FLAGS = --dkmstree $(DKMS_CACHE)/tree \
+		   --sourcetree $(DKMS_CACHE)/src$(dir $(DKMS_SRC)) \
+		   --installtree $(DKMS_CACHE)/installed
+
+dkms-check:
+	@command -v dkms >/dev/null || { echo "dkms missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
+	@rm -rf $(DKMS_CACHE)
+	@mkdir -p $(DKMS_CACHE)/tree $(DKMS_CACHE)/installed
+	@$(MAKE) -s dkms-install DESTDIR=$(DKMS_CACHE)/src
+	@dkms add $(DKMS_CHECK_FLAGS) -m hicn-psock -v $(VERSION) >$(DKMS_CACHE)/add.log 2>&1 || \
+		{ cat $(DKMS_CACHE)/add.log; exit 1; }
+	@bad=0; for k in $(KDIRS); do \
+		rel=$(call krel,$$k); \
+		if dkms build $(DKMS_CHECK_FLAGS) -m hicn-psock -v $(VERSION) -k $$rel \
+			--kernelsourcedir $$k >$(DKMS_CACHE)/$$rel.log 2>&1; then \
+			mkdir -p $(DKMS_CACHE)/$$rel; \
+			cp $(DKMS_CACHE)/tree/hicn-psock/$(VERSION)/$$rel/*/module/* $(DKMS_CACHE)/$$rel/; \
+			echo "  DKMS     $$rel: $$(cd $(DKMS_CACHE)/$$rel && echo *)"; \
+		else \
+			echo "  DKMS     $$rel: dkms build failed ($(DKMS_CACHE)/$$rel.log):"; \
+			tail -n 30 $(DKMS_CACHE)/$$rel.log; \
+			tail -n 30 $(DKMS_CACHE)/tree/hicn-psock/$(VERSION)/build/make.log 2>/dev/null; \
+			bad=1; \
+		fi; \
+	done; exit $$bad
+
+# Every man page through man --warnings (groff's warnings fail) and,
+# where it is installed, mandoc -T lint.
+man-check:
+	@set -e; for p in $(MAN_PAGES); do \
+		out=$$(cd $(TOP) && LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l $$p 2>&1 >/dev/null); \
+		if [ -n "$$out" ]; then echo "$$p: $$out" >&2; exit 1; fi; \
+		if command -v mandoc >/dev/null; then \
+			(cd $(TOP) && mandoc -T lint -W warning $$p) || exit 1; \
+		fi; \
+	done; echo "man-check: clean ($(words $(MAN_PAGES)) pages)"
 
 clean:
-	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/runs $(CACHE)/logs
+	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/runs $(CACHE)/logs $(DKMS_CACHE)
 	@set -e; for d in $(USERSPACE) $(SELFTESTS); do $(MAKE) -s -C $$d clean; done
 
 setup:
@@ -147,12 +328,15 @@ VM_BUILD = $(MAKE) -s setup && \
 
 check:
 	@$(VM_BUILD)
-	@$(MAKE) -s netlink-check
-	@$(MAKE) -s htmldocs
+	@$(MAKE) -s netlink-check man-check htmldocs
+	@$(MAKE) -s VM_TARGETS=1 dkms-check || \
+		echo "dkms-check failed: install/install.sh reports the missing modules"
 	@tools/testing/vm/run.sh check
 
 check-long:
 	@$(VM_BUILD)
+	@$(MAKE) -s VM_TARGETS=1 dkms-check || \
+		echo "dkms-check failed: install/install.sh reports the missing modules"
 	@LONG=1 tools/testing/vm/run.sh check
 	@$(MAKE) -s check-harness
 	@$(MAKE) -s bench
@@ -186,7 +370,7 @@ CHECKPATCH_FILES = $(filter-out $(shell git -C $(TOP) grep -l '^/\* YNL-GEN' -- 
 	$(shell git -C $(TOP) ls-files -- 'net/*.[ch]' 'include/*.h' \
 	'userspace/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]'))
 
-style: netlink-check
+style: netlink-check man-check
 	@test -x $(KSRC)/scripts/checkpatch.pl || \
 		{ echo "checkpatch.pl missing: run tools/testing/vm/setup.sh" >&2; exit 1; }
 	@$(KSRC)/scripts/checkpatch.pl --strict --no-tree --terse --show-types \

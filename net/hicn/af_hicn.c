@@ -489,4 +489,5 @@ module_exit(hicn_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("AF_HICN information-centric publish/subscribe sockets");
+MODULE_VERSION(HICN_PSOCK_VERSION);
 MODULE_ALIAS_NETPROTO(PF_HICN);

@@ -1297,6 +1297,7 @@ module_exit(pstripe_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("IPPROTO_PSOCK: one byte stream striped over TCP subflows");
+MODULE_VERSION(HICN_PSOCK_VERSION);
 /* inet_create() and inet6_create() ask for these; 1 is SOCK_STREAM. */
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_PSOCK, 1);
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_PSOCK, 1);

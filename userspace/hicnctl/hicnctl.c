@@ -53,7 +53,7 @@ static void print_usage(FILE *f)
 	print_grammar(f, hicn_grammar, NULL, true);
 	print_grammar(f, psock_grammar, NULL, true);
 	fprintf(f,
-		"OPTIONS := { -j[son] | -n[etns] NAME | -h[elp] }\n"
+		"OPTIONS := { -j[son] | -n[etns] NAME | -h[elp] | -V[ersion] }\n"
 		"Exit status: 0 success, 1 usage error, 2 the kernel refused.\n");
 }
 
@@ -460,6 +460,11 @@ int main(int argc, char **argv)
 			opt++;
 		if (matches(opt, "help")) {
 			print_usage(stdout);
+			return 0;
+		}
+		if ((opt[0] == 'V' && (!opt[1] || matches(opt + 1, "ersion"))) ||
+		    matches(opt, "version")) {
+			printf("hicnctl %s\n", HICN_PSOCK_VERSION);
 			return 0;
 		}
 		if (matches(opt, "json")) {

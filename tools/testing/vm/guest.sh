@@ -34,7 +34,7 @@ TOP=$(cd "$(dirname "$0")/../../.." && pwd)
 BUILD=${5:-$TOP/.cache/build}/$REL
 KMEMLEAK=/sys/kernel/debug/kmemleak
 SELFTESTS=$TOP/tools/testing/selftests/net
-ALL_SUITES="hicn psock"
+ALL_SUITES="hicn psock install"
 
 export HICN_KO=$BUILD/net/hicn/hicn.ko
 export PSOCK_KO=$BUILD/net/psock/psock.ko

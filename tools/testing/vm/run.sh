@@ -14,7 +14,8 @@
 #             series in /boot), "7.2-debug" (the debug kernel of
 #             debug-kernel.sh) or a full release name; default
 #             "6.1 6.12 7.2-debug"
-#   SUITES    suites or single tests: "hicn", "psock", "hicn/socket_test";
+#   SUITES    suites or single tests: "hicn", "psock", "install",
+#             "hicn/socket_test";
 #             for bench, the benchmarks: "psock_paths.sh psock_rtt.sh".
 #             Default: all suites; on the debug kernel, DEBUG_SUITES when
 #             that is set (a subset for a machine where the full debug run
@@ -286,7 +287,7 @@ for k in $KERNELS; do
 		[ -n "$suites" ] || suites=${DEBUG_SUITES:-}
 		tmo=${VM_TIMEOUT:-3000} ;;
 	esac
-	mapfile -t progs < <(selected_programs "${suites:-hicn psock}")
+	mapfile -t progs < <(selected_programs "${suites:-hicn psock install}")
 	res=$RUN/$name
 	probe_accel "$rel"
 	case $VM_ACCEL in

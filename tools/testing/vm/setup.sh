@@ -30,7 +30,8 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       libnl-3-dev libnl-genl-3-dev iproute2 iputils-ping sparse
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       netcat-openbsd ethtool nftables iptables procps xz-utils zstd
-      gnuplot-nox python3-yaml python3-jsonschema python3-sphinx pkg-config"
+      gnuplot-nox python3-yaml python3-jsonschema python3-sphinx pkg-config
+      dkms man-db groff-base mandoc"
 
 missing() {
 	local p out=
