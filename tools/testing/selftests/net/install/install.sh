@@ -59,7 +59,9 @@ files_in() {		# every file and link under $1, one a line
 }
 
 man_warnings() {	# what groff warns of, nothing else
-	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$1" 2>&1 >/dev/null
+	# From the man root, where a link page's ".so man3/page.3" is found.
+	(cd "$TOP/Documentation/man" &&
+	 LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "${1#"$TOP"/Documentation/man/}" 2>&1 >/dev/null)
 }
 
 loaded() { [ -d "/sys/module/$1" ]; }
