@@ -101,6 +101,7 @@ export TOP KSRC KERNELS
 
 .PHONY: all modules userspace selftests install uninstall clean \
 	dkms-install dkms-uninstall dkms-check man-check \
+	print-releases install-check \
 	setup debug-kernel check check-long check-harness demo bench style \
 	sparse netlink-gen netlink-check htmldocs docs-examples
 
@@ -297,6 +298,20 @@ dkms-check:
 		fi; \
 	done; exit $$bad
 
+# The kernels install puts modules for, a release a line.
+print-releases:
+	@for k in $(KDIRS); do echo $(call krel,$$k); done
+
+# make install and uninstall into a staging root, for every kernel built
+# for (install/staging.sh; the VM's install/install.sh loads what a real
+# install put).
+install-check:
+	@log=$$(mktemp); \
+	if $(TOP)/tools/testing/selftests/net/install/staging.sh \
+		$(if $(VM_TARGETS),VM_TARGETS=1) $(if $(KDIR),KDIR=$(KDIR)) >$$log 2>&1; then \
+		echo "install-check: $$(grep -c '^ok' $$log) passed"; rm -f $$log; \
+	else cat $$log; rm -f $$log; echo "install-check: failed" >&2; exit 1; fi
+
 # Every man page through man --warnings (groff's warnings fail) and,
 # where it is installed, mandoc -T lint (but on link pages: mandoc calls
 # every ".so" fragile); from the man root, where a link page's
@@ -333,6 +348,7 @@ VM_BUILD = $(MAKE) -s setup && \
 check:
 	@$(VM_BUILD)
 	@$(MAKE) -s netlink-check man-check htmldocs
+	@$(MAKE) -s VM_TARGETS=1 install-check
 	@$(MAKE) -s VM_TARGETS=1 dkms-check || \
 		echo "dkms-check failed: install/install.sh reports the missing modules"
 	@tools/testing/vm/run.sh check

@@ -19,13 +19,17 @@
 #             for bench, the benchmarks: "psock_paths.sh psock_rtt.sh".
 #             Default: all suites; on the debug kernel, DEBUG_SUITES when
 #             that is set (a subset for a machine where the full debug run
-#             does not fit; make check runs it all)
+#             does not fit), else every program but DEBUG_LEAVE_OUT's
+#   DEBUG_LEAVE_OUT  programs the debug kernel leaves out by default
+#             (default "install/install.sh hicn/lib_examples.sh": userspace
+#             packaging, checked for its tree on the build machine)
 #   VM_TIMEOUT  seconds one VM may run (default 1500; 3000 for the debug
 #             kernel); the whole process group of the VM is killed then
 #   VM_MEMORY memory of the guest (default 2G)
 #   MODBUILD  where the built modules are (default .cache/build); the
 #             harness self-test points it at deliberately broken builds
 #   UPDATE_BASELINE=1  rewrite baseline.txt with this run's counts and times
+#   TAP_TIMES=1  the shell suites print the milliseconds each result took
 #
 # The modules must already be built into $MODBUILD/<release>/ (make
 # modules) and the selftests into their folders (make selftests).
@@ -152,6 +156,18 @@ selected_programs() {
 	done
 }
 
+# What the debug kernel runs by default: every program but those of
+# DEBUG_LEAVE_OUT, which test userspace packaging (install/staging.sh
+# checks the debug kernel's make install on the build machine, dkms-check
+# its DKMS build): the detectors add nothing to them but minutes of
+# process start-ups.
+DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-install/install.sh hicn/lib_examples.sh}
+debug_programs() {
+	# shellcheck disable=SC2086
+	selected_programs "hicn psock install" |
+		grep -v -x -F -f <(printf '%s\n' $DEBUG_LEAVE_OUT) | tr '\n' ' '
+}
+
 # Tests a kernel is expected to run: baseline.txt per program, 1 for a
 # program it does not know, plus guest.sh's own checks.
 expected_tests() {	# expected_tests NAME PROGRAMS...
@@ -226,7 +242,7 @@ boot_vm() {		# boot_vm LOG TIMEOUT APPEND ACCEL REL RES SUITES
 		--user root --cpus 2 --memory "${VM_MEMORY:-2G}" \
 		--rwdir "$res=$res" --cwd "$TOP" \
 		--append "$append" \
-		--exec "LONG=${LONG:-0} $TOP/tools/testing/vm/guest.sh $MODE $rel $res '$suites' $MODBUILD" \
+		--exec "LONG=${LONG:-0} TAP_TIMES=${TAP_TIMES:-0} $TOP/tools/testing/vm/guest.sh $MODE $rel $res '$suites' $MODBUILD" \
 		</dev/null >"$fifo" 2>&1 &
 	pid=$!
 	# Ctrl-C or a kill of make ends the VM too.
@@ -284,7 +300,7 @@ for k in $KERNELS; do
 		# becomes a panic with its stacks in the console log.
 		append="$append kasan_multi_shot hung_task_panic=1"
 		append="$append softlockup_panic=1 hung_task_timeout_secs=120"
-		[ -n "$suites" ] || suites=${DEBUG_SUITES:-}
+		[ -n "$suites" ] || suites=${DEBUG_SUITES:-$(debug_programs)}
 		tmo=${VM_TIMEOUT:-3000} ;;
 	esac
 	mapfile -t progs < <(selected_programs "${suites:-hicn psock install}")

@@ -167,9 +167,14 @@ TEST_F(mem, released_name_keeps_counting)
 	close(c);
 }
 
-#define NBIG		100000
+/*
+ * Sizes that make a walk over all names or versions cost thousands of
+ * times the bound each test asserts, yet publish in seconds on the debug
+ * kernel.
+ */
+#define NBIG		10000
 #define NVERS		4096
-#define NKEEP		10000
+#define NKEEP		2000
 #define NEXPIRE		200
 
 /* Lookups, and names or versions they compared, since @l0 and @s0. */
@@ -180,8 +185,8 @@ static void lookups_since(long long l0, long long s0, long long *lookups,
 	*steps = ht_stat("prod_lookup_steps") - s0;
 }
 
-/* A name among 100,000 is found by comparing a few (minutes under KASAN). */
-TEST_F_TIMEOUT(mem, name_lookup_bounded, 300)
+/* A name among 10,000 is found by comparing a few (a walk: 5,000). */
+TEST_F_TIMEOUT(mem, name_lookup_bounded, 180)
 {
 	long long l0 = ht_stat("prod_lookups");
 	long long s0 = ht_stat("prod_lookup_steps");
@@ -231,8 +236,8 @@ TEST_F(mem, version_lookup_bounded)
 	free(buf);
 }
 
-/* The expiry of 200 versions does not visit 10,000 others each time. */
-TEST_F(mem, expiry_visits_what_expires)
+/* The expiry of 200 versions does not visit 2,000 others each time. */
+TEST_F_TIMEOUT(mem, expiry_visits_what_expires, 120)
 {
 	long long e0;
 	char name[64];
@@ -371,33 +376,36 @@ static int held_window(int *prod)
 /*
  * Each round of retransmissions of that window must examine it once, not
  * once per resend (4096 * 4096 / 2 slots under a lock that keeps bottom
- * halves off).
+ * halves off).  Counted from before the window opens: on the debug kernel
+ * every round may be over by the time held_window() returns.  A few
+ * rounds of a few passes each stay under 8 slots per interest resent or
+ * in the window; once per resend is hundreds.
  */
 TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
 {
-	long long s0, steps;
+	long long s0 = ht_stat("cons_scan_steps"), steps, bound;
 	struct hicn_info hi;
 	double end;
 	int c;
 
+	ASSERT_LE(0, s0);
 	c = held_window(&self->prod);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_info(c, &hi));
 	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_sent);
 
-	/* One round of retransmissions, by the consumer's own timer. */
-	s0 = ht_stat("cons_scan_steps");
-	ASSERT_LE(0, s0);
+	/* A round of retransmissions at least, by the consumer's own timer. */
 	end = ht_ms() + 30000;
 	while (!ht_info(c, &hi) && hi.hi_interests_retx < SCAN_WINDOW - 16 &&
 	       ht_ms() < end)
 		ht_sleep_ms(10);
 	steps = ht_stat("cons_scan_steps") - s0;
-	TH_LOG("%llu interests resent, %lld window slots examined",
-	       (unsigned long long)hi.hi_interests_retx, steps);
+	bound = 8LL * ((long long)hi.hi_interests_retx + SCAN_WINDOW);
+	TH_LOG("%llu interests resent, %lld window slots examined (bound %lld)",
+	       (unsigned long long)hi.hi_interests_retx, steps, bound);
 	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_retx);
 	EXPECT_LE(SCAN_WINDOW, steps);	/* counted: each slot at least once */
-	EXPECT_GE(8LL * SCAN_WINDOW, steps);
+	EXPECT_GE(bound, steps);
 	close(c);
 }
 
@@ -409,7 +417,7 @@ TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
  */
 TEST_F_TIMEOUT(mem, held_interests_found_by_hash, 120)
 {
-	long long h0 = ht_stat("prod_held_steps"), steps;
+	long long h0 = ht_stat("prod_held_steps"), steps, held = 0, v;
 	struct hicn_info hi;
 	double end;
 	int c;
@@ -417,11 +425,20 @@ TEST_F_TIMEOUT(mem, held_interests_found_by_hash, 120)
 	ASSERT_LE(0, h0);
 	c = held_window(&self->prod);
 	ASSERT_LE(0, c);
+	/*
+	 * Most of the window held at once (seen from the start: on the debug
+	 * kernel the last round may be over, and its interests expired, by
+	 * the end of the loop).
+	 */
 	end = ht_ms() + 30000;
-	while (!ht_info(c, &hi) && hi.hi_interests_retx < SCAN_WINDOW - 16 &&
-	       ht_ms() < end)
+	do {
+		v = ht_stat("prod_held");
+		held = v > held ? v : held;
+		if (ht_info(c, &hi) || hi.hi_interests_retx >= SCAN_WINDOW - 16)
+			break;
 		ht_sleep_ms(10);
-	ASSERT_LE(SCAN_WINDOW / 2, ht_stat("prod_held"));
+	} while (ht_ms() < end);
+	ASSERT_LE(SCAN_WINDOW / 2, held);
 	steps = ht_stat("prod_held_steps") - h0;
 	TH_LOG("%llu interests held or renewed, %lld held interests compared",
 	       (unsigned long long)hi.hi_interests_sent, steps);

@@ -8,13 +8,25 @@
 #   check "description" STATUS WANT command... ok if the command exits with
 #                                              STATUS and prints WANT
 #   tap_done                                   plan line, exit status
+#
+# With TAP_TIMES=1 (make check TAP_TIMES=1 passes it to the VM) every
+# result is preceded by the milliseconds since the one before, as a TAP
+# comment: where a suite spends its time.
 
 TAP_N=0
 TAP_FAILED=0
+[ "${TAP_TIMES:-0}" = 1 ] && TAP_LAST=$(date +%s%N)
 echo "TAP version 13"
 
 tap_result() {		# tap_result STATUS DESCRIPTION
+	local now
+
 	TAP_N=$((TAP_N + 1))
+	if [ "${TAP_TIMES:-0}" = 1 ]; then
+		now=$(date +%s%N)
+		echo "# +$(((now - TAP_LAST) / 1000000)) ms"
+		TAP_LAST=$now
+	fi
 	if [ "$1" -eq 0 ]; then
 		echo "ok $TAP_N $2"
 	else
