@@ -21,8 +21,8 @@
 #             that is set (a subset for a machine where the full debug run
 #             does not fit), else every program but DEBUG_LEAVE_OUT's
 #   DEBUG_LEAVE_OUT  programs the debug kernel leaves out by default
-#             (default "install/install.sh hicn/lib_examples.sh": userspace
-#             packaging, checked for its tree on the build machine)
+#             (packaging, the CLI's golden output, the transfer matrix;
+#             see debug_programs()); none with LONG=1
 #   VM_TIMEOUT  seconds one VM may run (default 1500; 3000 for the debug
 #             kernel); the whole process group of the VM is killed then
 #   VM_MEMORY memory of the guest (default 2G)
@@ -157,11 +157,18 @@ selected_programs() {
 }
 
 # What the debug kernel runs by default: every program but those of
-# DEBUG_LEAVE_OUT, which test userspace packaging (install/staging.sh
-# checks the debug kernel's make install on the build machine, dkms-check
-# its DKMS build): the detectors add nothing to them but minutes of
-# process start-ups.
-DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-install/install.sh hicn/lib_examples.sh}
+# DEBUG_LEAVE_OUT, where the detectors add least for the most time (each
+# process start costs seconds there): userspace packaging (install/
+# staging.sh checks the debug kernel's make install on the build machine,
+# dkms-check its DKMS build), the CLI's golden output, and the transfer
+# matrix (stream_test, bad_peer, close_test and failover.sh take PSOCK's
+# paths through the detectors).  make check-long (LONG=1) leaves nothing
+# out.
+if [ "${LONG:-0}" = 1 ]; then
+	DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-}
+else
+	DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-install/install.sh hicn/lib_examples.sh hicn/netlink.sh psock/netlink.sh psock/veth_transfer.sh}
+fi
 debug_programs() {
 	# shellcheck disable=SC2086
 	selected_programs "hicn psock install" |

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -679,6 +680,125 @@ TEST_F_TIMEOUT(race, producer_close_while_answering, 180)
 	EXPECT_EQ(0, cl->bad_errno) TH_LOG("recv: %s", strerror(cl->bad_errno));
 	EXPECT_LT(0, cl->published);
 	free(cl);
+}
+
+/*
+ * Consumers closed mid-fetch while the producer publishes: 6 stream
+ * consumers read a random part (or all) of the newest version of a
+ * 256 KiB object and close with interests out and segments arriving,
+ * while the producer publishes a new version every 20 ms (each expiring
+ * after 2 s), for
+ * CLOSE_LOOP_S seconds (60 with LONG=1).  Every byte read is the
+ * object's; every error a documented one; the harness's kernel-log and
+ * leak checks see the rest.
+ */
+#define MID_CONSUMERS	6
+#define MID_LEN		(256 * 1024)
+
+struct mid_fetch {
+	int stop;
+	int prod;
+	char obj[MID_LEN];
+	unsigned long published, closed_early, whole, failed;
+	int bad_errno, bad_data;
+};
+
+static void *mid_fetch_producer(void *arg)
+{
+	struct mid_fetch *mf = arg;
+
+	while (!__atomic_load_n(&mf->stop, __ATOMIC_RELAXED)) {
+		if (ht_publish(mf->prod, HT_NAME, mf->obj, MID_LEN, 0) ==
+		    MID_LEN)
+			__atomic_add_fetch(&mf->published, 1, __ATOMIC_RELAXED);
+		ht_sleep_ms(20);
+	}
+	return NULL;
+}
+
+/* One fetch of the newest version, closed after @want bytes. */
+static void mid_fetch_one(struct mid_fetch *mf, size_t want, char *buf)
+{
+	struct timeval tv = { .tv_usec = 200000 };
+	size_t got = 0;
+	ssize_t n;
+	int c;
+
+	c = socket(hcn_family(), SOCK_CONS, CONS_REL);
+	if (c < 0)
+		return;
+	ht_setint(c, HICN_INTEREST_LIFETIME, 200);
+	setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (ht_connect(c, HT_NAME, 0))
+		goto out;
+	while (got < want) {
+		n = recv(c, buf, want - got < 16384 ? want - got : 16384, 0);
+		if (n <= 0) {
+			if (n == 0 && got == MID_LEN)
+				break;
+			if (n < 0 && (errno == EAGAIN || errno == ETIMEDOUT ||
+				      errno == ENOENT || errno == ENETUNREACH))
+				__atomic_add_fetch(&mf->failed, 1,
+						   __ATOMIC_RELAXED);
+			else
+				mf->bad_errno = n < 0 ? errno : -1;
+			goto out;
+		}
+		if (memcmp(buf, mf->obj + got, n))
+			mf->bad_data = 1;
+		got += n;
+	}
+	__atomic_add_fetch(got == MID_LEN ? &mf->whole : &mf->closed_early, 1,
+			   __ATOMIC_RELAXED);
+out:
+	close(c);	/* mid-fetch, most of the time */
+}
+
+static void *mid_fetch_consumer(void *arg)
+{
+	struct mid_fetch *mf = arg;
+	unsigned int seed = (unsigned int)(uintptr_t)&seed;
+	char buf[16384];
+
+	size_t want;
+
+	/* A part of the object, or (one time in five) all of it. */
+	while (!__atomic_load_n(&mf->stop, __ATOMIC_RELAXED)) {
+		want = rand_r(&seed) % (MID_LEN * 5 / 4 + 1);
+		mid_fetch_one(mf, want < MID_LEN ? want : MID_LEN, buf);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(race, consumer_close_mid_fetch, 180)
+{
+	const char *long_run = getenv("LONG");
+	int secs = long_run && *long_run == '1' ? 60 : 10, i;
+	pthread_t th[MID_CONSUMERS + 1];
+	struct mid_fetch *mf;
+
+	mf = calloc(1, sizeof(*mf));
+	ASSERT_NE(NULL, mf);
+	ht_fill(mf->obj, MID_LEN, 7);
+	mf->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, mf->prod);
+	ASSERT_EQ(0, ht_setint(mf->prod, HICN_CONTENT_EXPIRY, 2000));
+	ASSERT_EQ(MID_LEN, ht_publish(mf->prod, HT_NAME, mf->obj, MID_LEN, 0));
+	ASSERT_EQ(0, pthread_create(&th[0], NULL, mid_fetch_producer, mf));
+	for (i = 1; i <= MID_CONSUMERS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, mid_fetch_consumer,
+					    mf));
+	sleep(secs);	/* the duration of the run, not a synchronisation */
+	__atomic_store_n(&mf->stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i <= MID_CONSUMERS; i++)
+		pthread_join(th[i], NULL);
+	TH_LOG("%d s: %lu published, %lu closed mid-fetch, %lu whole, %lu failed",
+	       secs, mf->published, mf->closed_early, mf->whole, mf->failed);
+	EXPECT_EQ(0, mf->bad_errno) TH_LOG("recv: %s", strerror(mf->bad_errno));
+	EXPECT_EQ(0, mf->bad_data);
+	EXPECT_LT(0, mf->closed_early);
+	close(mf->prod);
+	free(mf);
 }
 
 /*

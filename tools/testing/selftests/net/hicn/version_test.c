@@ -257,7 +257,9 @@ TEST_F(ver, content_expiry)
  * Expiry 0 keeps a version until the socket closes: still there once a
  * version published beside it with a 100 ms expiry is gone and, with
  * LONG=1 (make check-long), past the default expiry (60 s), which a
- * socket that took 0 for "the default" would have dropped.
+ * socket that took 0 for "the default" would have dropped.  Without the
+ * minute's wait, netlink.sh tells 0 from the default: the content store
+ * lists the segments of a version published with 0 with no expiry.
  */
 TEST_F_TIMEOUT(ver, expiry_zero_keeps, HICN_CONTENT_EXPIRY_DEFAULT / 1000 + 60)
 {
