@@ -93,10 +93,18 @@ static void hicn_cons_arm(struct hicn_cons *c, unsigned long when)
  * A segment is queued for the reader: its bytes are charged to the receive
  * buffer until the reader has them or the fetch is dropped (lock held).
  */
+/* @slot leaves hicn_cons.pending if it is there (hicn_cons.lock held). */
+static void hicn_cons_unpend(struct hicn_slot *slot)
+{
+	if (slot->pending.next && !list_empty(&slot->pending))
+		list_del_init(&slot->pending);
+}
+
 static void hicn_cons_slot_fill(struct hicn_sock *hs, struct hicn_slot *slot,
 				const struct hicn_data *d)
 {
 	lockdep_assert_held(&hs->cons.lock);
+	hicn_cons_unpend(slot);
 	slot->obj = hicn_obj_get(d->obj);
 	slot->off = d->off;
 	slot->len = d->len;
@@ -112,6 +120,7 @@ static void hicn_cons_slot_clear(struct hicn_sock *hs, struct hicn_slot *slot)
 		atomic_sub(slot->len, &hs->sk.sk_rmem_alloc);
 		hicn_obj_put(slot->obj);
 	}
+	hicn_cons_unpend(slot);
 	memset(slot, 0, sizeof(*slot));
 }
 
@@ -153,8 +162,8 @@ static void hicn_cons_abort(struct hicn_sock *hs)
 		}
 	}
 	memset(&c->first_slot, 0, sizeof(c->first_slot));
+	INIT_LIST_HEAD(&c->pending);
 	c->state = HICN_F_IDLE;
-	c->scanning = false;
 	c->gen++;
 	c->fetch++;
 }
@@ -218,6 +227,7 @@ static int hicn_cons_ring(struct hicn_sock *hs)
 	old = c->ring;
 	c->ring = ring;
 	c->ring_size = c->window;
+	INIT_LIST_HEAD(&c->pending);	/* no fetch: nothing was pending */
 	spin_unlock_bh(&c->lock);
 	kvfree(old);
 	return 0;
@@ -287,7 +297,6 @@ static void hicn_cons_face_data(struct hicn_face *face,
 			c->base_off = 0;
 			c->next_req = 1;
 			c->scan_at = jiffies + c->lifetime;
-			c->scanning = false;
 			slot = &c->ring[0];
 		}
 	} else if (c->state == HICN_F_DATA && d->key.kind == HICN_I_EXACT &&
@@ -301,6 +310,8 @@ static void hicn_cons_face_data(struct hicn_face *face,
 			/* The producer dropped the version under us. */
 			slot = NULL;
 			if (hs->sk.sk_protocol == CONS_UNREL) {
+				hicn_cons_unpend(&c->ring[d->key.seg %
+							  c->ring_size]);
 				c->ring[d->key.seg % c->ring_size].state =
 					HICN_SLOT_LOST;
 				c->lost++;
@@ -344,12 +355,23 @@ const struct hicn_face_ops hicn_cons_face_ops = {
 	.data		= hicn_cons_face_data,
 };
 
+/* The segment a PENDING window slot holds (hicn_cons.lock held). */
+static u32 hicn_cons_slot_seg(const struct hicn_cons *c,
+			      const struct hicn_slot *slot)
+{
+	u32 idx = slot - c->ring;
+
+	return c->base + (idx + c->ring_size - c->base % c->ring_size) %
+			 c->ring_size;
+}
+
 /*
  * The window's timeouts (hicn_cons.lock held): true with @key when a slot
- * is to be resent.  A pass over the window starts at @scan_at and may be
- * spread over several calls, each resend returning and the next call
- * going on after it (@scan_seg), so that a pass examines each slot once
- * however many it resends (hicn_stat cons_scan_steps).
+ * is to be resent.  hicn_cons.pending holds the slots in the order their
+ * interests were sent, so a call looks at the due ones and at the first
+ * one that is not, and stops (hicn_stat cons_scan_steps): a round of
+ * retransmissions costs a look per slot however its sends were spread in
+ * time, not a walk of the window each time some come due.
  */
 static bool hicn_cons_scan(struct hicn_sock *hs, struct hicn_key *key,
 			   bool *retx, bool *wake)
@@ -362,32 +384,23 @@ static bool hicn_cons_scan(struct hicn_sock *hs, struct hicn_key *key,
 	bool send = false;
 
 	lockdep_assert_held(&c->lock);
-	if (!c->scanning) {
-		if (time_before(now, c->scan_at))
-			return false;
-		c->scanning = true;
-		c->scan_seg = c->base;
-		c->scan_next = now + c->lifetime;
-	}
-	c->scan_seg = max(c->scan_seg, c->base);
-	for (; c->scan_seg < c->next_req; c->scan_seg++) {
+	if (time_before(now, c->scan_at))
+		return false;
+	while (!list_empty(&c->pending)) {
+		slot = list_first_entry(&c->pending, struct hicn_slot, pending);
 		steps++;
-		slot = &c->ring[c->scan_seg % c->ring_size];
-		if (slot->state != HICN_SLOT_PENDING)
-			continue;
 		due = slot->sent + c->lifetime;
 		if (time_before(now, due)) {
-			if (time_before(due, c->scan_next))
-				c->scan_next = due;
-			continue;
+			c->scan_at = due;
+			goto out;
 		}
 		hicn_count(&hs->info.hi_timeouts, 1);
-		hicn_cons_exact(c, c->scan_seg, key);
+		hicn_cons_exact(c, hicn_cons_slot_seg(c, slot), key);
 		if (rel && slot->tries < c->retx_limit) {
 			slot->tries++;
 			slot->sent = now;
+			list_move_tail(&slot->pending, &c->pending);
 			*retx = true;
-			c->scan_seg++;
 			send = true;
 			goto out;
 		}
@@ -397,14 +410,14 @@ static bool hicn_cons_scan(struct hicn_sock *hs, struct hicn_key *key,
 			goto out;
 		}
 		hicn_pit_cancel(hicn_cons_net(hs), key, hs->face);
+		list_del_init(&slot->pending);
 		slot->state = HICN_SLOT_LOST;
 		c->lost++;
 		hicn_count(&hs->info.hi_lost, 1);
 		c->gen++;
 		*wake = true;
 	}
-	c->scanning = false;
-	c->scan_at = c->scan_next;
+	c->scan_at = now + c->lifetime;
 out:
 	atomic64_add(steps, &hicn_cons_net(hs)->stats.cons_scan_steps);
 	return send;
@@ -472,6 +485,7 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 		memset(slot, 0, sizeof(*slot));
 		slot->state = HICN_SLOT_PENDING;
 		slot->sent = now;
+		list_add_tail(&slot->pending, &c->pending);
 		hicn_cons_exact(c, seg, key);
 		return true;
 	}
@@ -560,6 +574,7 @@ void hicn_cons_init(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 
 	spin_lock_init(&c->lock);
+	INIT_LIST_HEAD(&c->pending);
 	c->lifetime_ms = HICN_LIFETIME_DEFAULT;
 	c->lifetime = msecs_to_jiffies(c->lifetime_ms);
 	c->retx_limit = HICN_RETX_LIMIT_DEFAULT;

@@ -346,6 +346,8 @@ struct hicn_net {
  * @off: payload offset in @obj
  * @len: payload length
  * @sent: jiffies the interest was last sent
+ * @pending: in hicn_cons.pending while PENDING (window slots only;
+ *	zeroed, never linked, otherwise)
  * @state: HICN_SLOT_*
  * @tries: retransmissions so far
  */
@@ -354,6 +356,7 @@ struct hicn_slot {
 	u64		off;
 	u32		len;
 	unsigned long	sent;
+	struct list_head pending;
 	u8		state;
 	u8		tries;
 };
@@ -399,10 +402,10 @@ enum hicn_fetch_state {
  * @ring: @window slots, segment s in ring[s % window]
  * @lost: segments given up on in this object (CONS_UNREL)
  * @ring_size: slots in @ring
+ * @pending: the window's PENDING slots in the order their interests were
+ *	last sent, so soonest deadline first (all share @lifetime): a scan
+ *	for timeouts stops at the first slot not due
  * @scan_at: jiffies before which no window slot can time out
- * @scan_seg: where the pass over the window that is @scanning goes on
- * @scan_next: the earliest deadline that pass has seen, next @scan_at
- * @scanning: a pass for timeouts is under way (hicn_cons_scan())
  * @gen: bumped at every change a reader may wait for
  * @fetch: bumped when a fetch starts or is given up: a reader that sees it
  *	change knows the object it was reading is gone
@@ -438,10 +441,8 @@ struct hicn_cons {
 	u32			next_req;
 	struct hicn_slot	*ring;
 	u32			ring_size;
+	struct list_head	pending;
 	unsigned long		scan_at;
-	unsigned long		scan_next;
-	u32			scan_seg;
-	bool			scanning;
 	u32			lost;
 	u32			gen;
 	u32			fetch;

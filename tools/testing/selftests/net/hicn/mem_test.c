@@ -374,12 +374,13 @@ static int held_window(int *prod)
 }
 
 /*
- * Each round of retransmissions of that window must examine it once, not
- * once per resend (4096 * 4096 / 2 slots under a lock that keeps bottom
- * halves off).  Counted from before the window opens: on the debug kernel
- * every round may be over by the time held_window() returns.  A few
- * rounds of a few passes each stay under 8 slots per interest resent or
- * in the window; once per resend is hundreds.
+ * Retransmitting that window must look at each slot about once per
+ * resend, not walk the window once per resend (4096 * 4096 / 2 slots
+ * under a lock that keeps bottom halves off), nor once each time a few
+ * come due: on the debug kernel the window's sends spread over seconds,
+ * and a walk per batch of due slots examined 521,031 slots for 10,437
+ * resends.  Counted from before the window opens: there every round may
+ * be over by the time held_window() returns.
  */
 TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
 {
@@ -400,11 +401,12 @@ TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
 	       ht_ms() < end)
 		ht_sleep_ms(10);
 	steps = ht_stat("cons_scan_steps") - s0;
-	bound = 8LL * ((long long)hi.hi_interests_retx + SCAN_WINDOW);
+	bound = 2LL * ((long long)hi.hi_interests_retx + SCAN_WINDOW);
 	TH_LOG("%llu interests resent, %lld window slots examined (bound %lld)",
 	       (unsigned long long)hi.hi_interests_retx, steps, bound);
 	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_retx);
-	EXPECT_LE(SCAN_WINDOW, steps);	/* counted: each slot at least once */
+	/* Counted: each resend looked at its slot. */
+	EXPECT_LE((long long)hi.hi_interests_retx, steps);
 	EXPECT_GE(bound, steps);
 	close(c);
 }
