@@ -229,7 +229,7 @@ static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 	 */
 	hicn_pernet_set_name(hs, &name);
 	if (!hs->cons.connected) {
-		hs->cons.target = name;
+		hicn_cons_set_target(hs, &name);
 		hs->cons.named = true;
 		if (hs->cons.subscribe) {
 			hs->cons.after_known = false;

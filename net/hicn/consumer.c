@@ -33,7 +33,10 @@
  *
  * A subscription first asks the producer which version is the newest
  * (PROBE), then for the next version after it (NEXT), re-expressing that
- * interest every lifetime until a publication answers it.
+ * interest every lifetime until a publication answers it.  It never goes
+ * back: the next version is after the newest one the socket received of
+ * that name too (@seen), whatever the PROBE answered (a producer that
+ * claimed the namespace anew numbers from 1) and when it went unanswered.
  *
  * Lock order:
  *   lock_sock(consumer) -> hicn_cons.lock (BH off) -> hicn_net.pit_lock
@@ -234,6 +237,26 @@ static int hicn_cons_ring(struct hicn_sock *hs)
 }
 
 /**
+ * hicn_cons_set_target() - the name to fetch (lock_sock held)
+ * @hs: a consumer
+ * @name: the name; its sin_suffix is the version
+ *
+ * The versions of another name received before say nothing of this one's.
+ */
+void hicn_cons_set_target(struct hicn_sock *hs,
+			  const struct sockaddr_hicn *name)
+{
+	struct hicn_cons *c = &hs->cons;
+
+	sock_owned_by_me(&hs->sk);
+	spin_lock_bh(&c->lock);
+	if (!ipv6_addr_equal(&c->target.sin_addr, &name->sin_addr))
+		c->seen = 0;
+	c->target = *name;
+	spin_unlock_bh(&c->lock);
+}
+
+/**
  * hicn_cons_start() - (re)start fetching the target (lock_sock held)
  * @hs: a consumer with a target
  *
@@ -275,8 +298,11 @@ static void hicn_cons_face_data(struct hicn_face *face,
 	    c->first_slot.state == HICN_SLOT_PENDING &&
 	    hicn_key_equal(&d->ikey, &c->first)) {
 		if (d->flags & HICN_DATA_PROBE) {
-			/* The subscription waits for a version after this. */
-			c->after = d->key.ver;
+			/*
+			 * The subscription waits for a version after this,
+			 * and after every version it has received.
+			 */
+			c->after = max(d->key.ver, c->seen);
 			c->after_known = true;
 			c->first.kind = HICN_I_NEXT;
 			c->first.ver = c->after;
@@ -451,9 +477,12 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 			return false;
 		hicn_count(&hs->info.hi_timeouts, 1);
 		if (c->first.kind == HICN_I_PROBE) {
-			/* No producer to ask: any version will do. */
+			/*
+			 * Nobody answered: any version will do, but one
+			 * older than those received.
+			 */
 			hicn_pit_cancel(hicn_cons_net(hs), &c->first, hs->face);
-			c->after = 0;
+			c->after = c->seen;
 			c->after_known = true;
 			c->first.kind = HICN_I_NEXT;
 			c->first.ver = 0;
@@ -635,7 +664,7 @@ int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		c->connected = false;
 		c->named = hs->bound;
 		if (hs->bound)
-			c->target = hs->name;
+			hicn_cons_set_target(hs, &hs->name);
 		sock->state = SS_UNCONNECTED;
 		/* A reader blocked in recv() learns that its fetch is gone. */
 		sk->sk_state_change(sk);
@@ -652,7 +681,7 @@ int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		err = -EADDRNOTAVAIL;
 		goto out;
 	}
-	c->target = name;
+	hicn_cons_set_target(hs, &name);
 	c->named = true;
 	c->connected = true;
 	c->after_known = false;
@@ -787,6 +816,7 @@ static void hicn_cons_done(struct hicn_sock *hs, struct msghdr *msg,
 	if (lost)
 		put_cmsg(msg, SOL_HICN, HICN_CMSG_LOST, sizeof(lost), &lost);
 	spin_lock_bh(&c->lock);
+	c->seen = max(c->seen, c->ver);
 	if (c->subscribe) {
 		c->after = c->ver;
 		c->after_known = true;

@@ -389,6 +389,9 @@ enum hicn_fetch_state {
  * @target: the name to fetch; sin_suffix is the version
  * @after: subscription: the version to be newer than
  * @after_known: @after is valid (else a PROBE asks for it)
+ * @seen: the newest version of @target's name received whole; a
+ *	subscription asks for versions after it at least, whatever a PROBE
+ *	answers and when a PROBE goes unanswered (0 when the name changes)
  * @state: enum hicn_fetch_state
  * @first: the interest for segment 0 (LATEST, NEXT, EXACT or PROBE)
  * @first_slot: its retransmission state
@@ -428,6 +431,7 @@ struct hicn_cons {
 	struct sockaddr_hicn	target;
 	u32			after;
 	bool			after_known;
+	u32			seen;		/* protected by lock */
 
 	enum hicn_fetch_state	state;
 	struct hicn_key		first;
@@ -688,6 +692,8 @@ int hicn_cons_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
 		      int flags);
 __poll_t hicn_cons_poll(struct sock *sk);
 void hicn_cons_start(struct hicn_sock *hs);
+void hicn_cons_set_target(struct hicn_sock *hs,
+			  const struct sockaddr_hicn *name);
 void hicn_cons_kick(struct hicn_sock *hs);
 void hicn_cons_shutdown(struct hicn_sock *hs);
 
