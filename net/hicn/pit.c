@@ -24,6 +24,7 @@
  * it released.
  */
 
+#include <linux/error-injection.h>
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/slab.h>
@@ -163,7 +164,8 @@ static void hicn_pit_free_in(struct list_head *list)
  * @forward: set when the interest must go on to the FIB's face
  *
  * Return: 0, -ENOBUFS when the table is full or the face's user holds
- * net.hicn.pit_user_max in-records, -ENOMEM.
+ * net.hicn.pit_user_max in-records, -ENOMEM.  A kernel with
+ * CONFIG_FAIL_FUNCTION can make it fail (race_test's ENOMEM test).
  */
 int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		    struct hicn_face *face, unsigned long lifetime,
@@ -248,6 +250,7 @@ out:
 		hicn_gc_kick(hn);
 	return err;
 }
+ALLOW_ERROR_INJECTION(hicn_pit_insert, ERRNO);
 
 /**
  * hicn_pit_satisfy() - hand @d to every face waiting for d->ikey

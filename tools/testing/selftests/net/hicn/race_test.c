@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -508,6 +509,85 @@ TEST_F_TIMEOUT(race, pit_full_enobufs, 120)
 	EXPECT_LE(1, ht_stat("pit_drops"));
 	close(c);
 	close(waiting);
+}
+
+#define FAIL_FN		"/sys/kernel/debug/fail_function/"
+
+/* Write a line to @path; 0 or -1. */
+static int write_line(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	va_list ap;
+	int n;
+
+	if (!f)
+		return -1;
+	va_start(ap, fmt);
+	n = vfprintf(f, fmt, ap);
+	va_end(ap);
+	return fclose(f) || n < 0 ? -1 : 0;
+}
+
+/* fail_function fails @fn with @err in this task only, each call; 0 or -1. */
+static int fail_function(const char *fn, int err)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), FAIL_FN "%s/retval", fn);
+	if (write_line(FAIL_FN "inject", "%s\n", fn) ||
+	    write_line(path, "%#lx\n", (unsigned long)(long)-err) ||
+	    write_line(FAIL_FN "probability", "100\n") ||
+	    write_line(FAIL_FN "interval", "1\n") ||
+	    write_line(FAIL_FN "times", "-1\n") ||
+	    write_line(FAIL_FN "task-filter", "Y\n"))
+		return -1;
+	return write_line("/proc/self/make-it-fail", "1\n");
+}
+
+static void fail_function_stop(void)
+{
+	write_line("/proc/self/make-it-fail", "0\n");
+	write_line(FAIL_FN "inject", "\n");
+}
+
+/*
+ * An allocation of the forwarder that fails: ENOMEM at once, not ETIMEDOUT
+ * after the retransmissions.  fail_function makes hicn_pit_insert() fail
+ * for this task; the debug kernel has it, Debian's kernels do not (no
+ * CONFIG_FAIL_FUNCTION), and the test is skipped there.
+ */
+TEST_F_TIMEOUT(race, pit_alloc_failure_enomem, 120)
+{
+	struct hicn_info hi;
+	char obj[3000];
+	int c;
+
+	if (access(FAIL_FN "inject", W_OK))
+		SKIP(return, "no fail_function in this kernel (CONFIG_FAIL_FUNCTION)");
+	ht_fill(obj, sizeof(obj), 3);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj, sizeof(obj), 0));
+
+	ASSERT_EQ(0, fail_function("hicn_pit_insert", ENOMEM));
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	ASSERT_LE(0, c);
+	alarm(GUARD_S);
+	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
+	EXPECT_EQ(ENOMEM, errno) TH_LOG("recv: %s", strerror(errno));
+	alarm(0);
+	fail_function_stop();
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(1, hi.hi_interests_sent);
+	EXPECT_EQ(0, hi.hi_interests_retx);
+	EXPECT_EQ(0, ht_stat("pit_entries"));
+
+	/* Allocations succeed again: the next call fetches the object. */
+	alarm(GUARD_S);
+	EXPECT_EQ(sizeof(obj), recv(c, self->buf, sizeof(self->buf), 0))
+		TH_LOG("recv: %s", strerror(errno));
+	EXPECT_EQ(0, memcmp(self->buf, obj, sizeof(obj)));
+	close(c);
 }
 
 /*
