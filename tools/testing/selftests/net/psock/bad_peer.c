@@ -1271,8 +1271,9 @@ FIXTURE_TEARDOWN(churn)
 TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 {
 	int secs = getenv("LONG") && *getenv("LONG") == '1' ? 60 : 8;
-	int lfd, c, a, port, i, cycles = 0, bad = 0;
+	int lfd, c, a, port, i, cycles = 0, bad = 0, ready[2];
 	pid_t pid[TRICKLERS];
+	char byte;
 	time_t end;
 	FILE *f;
 
@@ -1283,15 +1284,28 @@ TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 	ASSERT_EQ(0, fclose(f));
 	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
 	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, pipe(ready));
 	end = time(NULL) + secs;
 	for (i = 0; i < TRICKLERS; i++) {
 		pid[i] = fork();
 		ASSERT_LE(0, pid[i]);
 		if (!pid[i]) {
 			close(lfd);	/* the parent's alone */
+			close(ready[0]);
+			if (write(ready[1], "", 1) != 1)
+				_exit(1);
+			close(ready[1]);
 			trickle_client(port, end);
 		}
 	}
+	/*
+	 * Until every child has closed its copy, the listener outlives the
+	 * parent's close() (6.1 once: EADDRINUSE at the first re-listen).
+	 */
+	close(ready[1]);
+	for (i = 0; i < TRICKLERS; i++)
+		ASSERT_EQ(1, read(ready[0], &byte, 1));
+	close(ready[0]);
 	while (time(NULL) < end && lfd >= 0) {
 		usleep(10000 + (cycles % 7) * 3000);
 		close(lfd);
