@@ -158,8 +158,8 @@ selected_programs() {
 
 # What the debug kernel runs by default: every program but those of
 # DEBUG_LEAVE_OUT, where the detectors add least for the most time (each
-# process start costs seconds there, and CI's machine runs the debug
-# kernel 1.7 times slower than the Debian ones): userspace packaging
+# process start costs seconds there, and CI's machine runs 1.25-1.3
+# times slower than ours): userspace packaging
 # (install/staging.sh checks the debug kernel's make install on the build
 # machine, dkms-check its DKMS build), the CLI's golden output, the data
 # transfers (veth_transfer.sh's matrix, stream_test, transfer_test and
