@@ -21,6 +21,9 @@
 #   make demo             set-up, build, boot a VM and run the demo
 #   make bench            set-up, build, run bench/ in a VM
 #   make style            checkpatch.pl --strict over our C files
+#   make wire-check       the hICN wire codec (net/hicn/wire.c) on the host,
+#                         under ASan/UBSan, against the FD.io captures
+#                         (run first by make check)
 #   make netlink-gen      regenerate the netlink code from the YAML specs
 #                         (Documentation/netlink/specs/) with the kernel's
 #                         generator; make netlink-check (run by make check
@@ -96,6 +99,7 @@ SELFTESTS := tools/testing/selftests/net/lib \
 	     tools/testing/selftests/net/psock \
 	     tools/testing/selftests/net/install
 USERSPACE := userspace bench
+WIRE_TEST := tools/testing/selftests/net/hicn/wire
 
 export TOP KSRC KERNELS
 
@@ -103,7 +107,7 @@ export TOP KSRC KERNELS
 	dkms-install dkms-uninstall dkms-check man-check \
 	print-releases install-check \
 	setup debug-kernel check check-long check-harness demo bench style \
-	sparse netlink-gen netlink-check htmldocs docs-examples
+	sparse netlink-gen netlink-check htmldocs docs-examples wire-check
 
 all: modules userspace
 
@@ -329,7 +333,7 @@ man-check:
 
 clean:
 	rm -rf $(BUILD) $(CACHE)/results $(CACHE)/runs $(CACHE)/logs $(DKMS_CACHE)
-	@set -e; for d in $(USERSPACE) $(SELFTESTS); do $(MAKE) -s -C $$d clean; done
+	@set -e; for d in $(USERSPACE) $(SELFTESTS) $(WIRE_TEST); do $(MAKE) -s -C $$d clean; done
 
 setup:
 	@tools/testing/vm/setup.sh
@@ -346,6 +350,7 @@ VM_BUILD = $(MAKE) -s setup && \
 	$(MAKE) -s WERROR=1 VM_TARGETS=1 modules selftests
 
 check:
+	@$(MAKE) -s wire-check
 	@$(VM_BUILD)
 	@$(MAKE) -s netlink-check man-check htmldocs
 	@$(MAKE) -s VM_TARGETS=1 install-check
@@ -382,6 +387,11 @@ netlink-gen: setup
 
 netlink-check:
 	@tools/net/ynl-regen.sh --check
+
+# The hICN wire codec, built from net/hicn/wire.c into a host program
+# (no kernel, no VM; a few seconds), byte-exact against hicn-light's packets.
+wire-check:
+	@$(MAKE) -s -C $(WIRE_TEST) run
 
 # Files the netlink generator wrote are left out, as mainline's generated
 # files would be (its uapi enums have no blank line before their #define).
