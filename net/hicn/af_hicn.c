@@ -38,6 +38,8 @@
  *	that fails a fetch cancels the fetch's PIT entries
  *   lock_sock(consumer) -> forwarder -> a producer's hicn_prod.lock
  *   lock_sock(producer) -> forwarder -> a consumer's hicn_cons.lock
+ *   lock_sock(producer) -> hicn_net.claim_lock (mutex, bind and close)
+ *	-> hicn_net.fib_lock
  *   hicn_net.fib_lock, pit_lock, cs_lock and hicn_face.lock are leaves
  *   (spinlocks, BH off).  No table lock, hicn_prod.lock or hicn_cons.lock
  *   is held while a face is called, and a face's handlers never take
@@ -98,7 +100,7 @@ static int hicn_release(struct socket *sock)
 	hicn_pernet_unlink(hs);
 	if (hs->claim) {
 		hicn_nl_ns_event(hs, false);
-		hicn_fib_release(hicn_pernet(sock_net(sk)), hs->claim);
+		hicn_claim_release(hicn_pernet(sock_net(sk)), hs->claim);
 		hs->claim = NULL;
 	}
 	sock_orphan(sk);
@@ -180,7 +182,7 @@ static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 {
 	struct sock *sk = sock->sk;
 	struct hicn_sock *hs = hicn_sk(sk);
-	struct hicn_fib_entry *claim = NULL;
+	struct hicn_claim *claim = NULL;
 	struct sockaddr_hicn name;
 	int err;
 
@@ -210,9 +212,8 @@ static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 				 &((const struct sockaddr_hicn *)uaddr)->sin_addr,
 				 name.sin_prefix);
 		name.sin_suffix = 0;
-		claim = hicn_fib_claim(hicn_pernet(sock_net(sk)),
-				       &name.sin_addr, name.sin_prefix,
-				       hs->face);
+		claim = hicn_claim(hicn_pernet(sock_net(sk)),
+				   &name.sin_addr, name.sin_prefix, hs->face);
 		if (IS_ERR(claim)) {
 			err = PTR_ERR(claim);
 			goto out;

@@ -369,16 +369,18 @@ static void hicn_cons_face_data(struct hicn_face *face,
 	sock_put(sk);
 }
 
-/* A consumer serves no interests. */
-static void hicn_cons_face_interest(struct hicn_face *face,
-				    const struct hicn_key *key,
-				    unsigned long lifetime)
+/* A consumer serves no interests (no FIB next hop names its face). */
+static int hicn_cons_face_interest(struct hicn_face *face,
+				   const struct hicn_key *key,
+				   unsigned long lifetime)
 {
+	return -EOPNOTSUPP;
 }
 
 const struct hicn_face_ops hicn_cons_face_ops = {
 	.interest	= hicn_cons_face_interest,
 	.data		= hicn_cons_face_data,
+	.kind		= HICN_FACE_KIND_CONSUMER,
 };
 
 /* The segment a PENDING window slot holds (hicn_cons.lock held). */

@@ -4,11 +4,13 @@
  * application face; the UDP faces to other hosts will be faces too, with
  * other ops, and the forwarder will not know the difference.
  *
- * A face is reference counted: its owner, each FIB entry naming it and
- * each PIT in-record waiting on it hold one.  An application face points
- * at its socket until the socket closes (hicn_face_detach()); from then on
- * data and interests sent to it are dropped, and the face is freed when
- * the last PIT in-record or FIB entry lets go.
+ * A face is reference counted: its owner, each FIB next hop and claim
+ * naming it and each PIT in- and out-record hold one.  A face is up while
+ * it takes interests; the strategies pass over a face that is down.  An
+ * application face points at its socket until the socket closes
+ * (hicn_face_detach(): down, and detached); from then on data and
+ * interests sent to it are dropped, and the face is freed when the last
+ * PIT record or FIB entry lets go, after its destroy op.
  *
  * Lock order: face.lock is a leaf.
  */
@@ -33,6 +35,7 @@ struct hicn_face *hicn_face_create(struct net *net,
 	face->uid = sk ? sk_uid(sk) : GLOBAL_ROOT_UID;
 	spin_lock_init(&face->lock);
 	face->sk = sk;
+	face->up = true;
 
 	mutex_lock(&hn->lock);
 	face->id = ++hn->next_face_id;
@@ -47,6 +50,7 @@ void hicn_face_detach(struct hicn_face *face)
 {
 	struct hicn_net *hn = hicn_pernet(face->net);
 
+	WRITE_ONCE(face->up, false);
 	spin_lock_bh(&face->lock);
 	face->sk = NULL;
 	spin_unlock_bh(&face->lock);
@@ -70,8 +74,13 @@ struct sock *hicn_face_sk(struct hicn_face *face)
 	return sk;
 }
 
+/* Any context: FIB entries drop their references from RCU callbacks. */
 void hicn_face_put(struct hicn_face *face)
 {
-	if (refcount_dec_and_test(&face->ref))
-		kfree(face);
+	if (!refcount_dec_and_test(&face->ref))
+		return;
+	WARN_ON_ONCE(atomic_read(&face->out_pending));
+	if (face->ops->destroy)
+		face->ops->destroy(face);
+	kfree(face);
 }

@@ -3,10 +3,12 @@
  * The forwarding pipeline of a network namespace, as in NFD and hICN:
  *
  *   interest from a face:  CS (exact names) -> hit: data back to the face
- *                          -> PIT: aggregate, or record and forward
- *                          -> FIB: the face serving the name
- *   data from a face:      CS insert (exact names) -> PIT: every face
- *                          waiting for it
+ *                          -> FIB: longest prefix, the strategy's face
+ *                          -> PIT: aggregate, or record in- and
+ *                             out-record and forward to that face
+ *   data from a face:      PIT: solicited (an out-record for that face)?
+ *                          no: dropped and counted; yes: CS insert (exact
+ *                          names), then every face waiting for it
  *
  * No table lock is held while a face is called, so a producer face can
  * answer an interest from inside hicn_fwd_interest() (its content is in
@@ -18,6 +20,26 @@
 
 #include "hicn.h"
 
+/*
+ * The data may have passed between the CS lookup and the PIT insertion
+ * (cached, then handed to the entry that was there): the new entry would
+ * send a second interest for it.  Data is cached before its PIT entry is
+ * taken out, so a second look at the CS after the insertion finds it; it
+ * goes to every face the entry holds by now.  Returns true when it did.
+ */
+static bool hicn_fwd_cs_again(struct hicn_net *hn, const struct hicn_key *key)
+{
+	struct hicn_data d;
+
+	if (key->kind != HICN_I_EXACT || !hicn_cs_lookup(hn, key, &d, true))
+		return false;
+	d.ikey = *key;
+	d.flags |= HICN_DATA_FROM_CS;
+	hicn_pit_satisfy(hn, &d, NULL);
+	hicn_obj_put(d.obj);
+	return true;
+}
+
 /**
  * hicn_fwd_interest() - an interest enters the forwarder
  * @face: the face it came from
@@ -25,8 +47,10 @@
  * @lifetime: how long @face waits, in jiffies
  *
  * Return: 0 when the interest was answered, aggregated or forwarded;
- * -ENETUNREACH when no face serves the name (the interest is dropped and
- * the consumer times out); -ENOBUFS when the PIT is full; -ENOMEM.
+ * -ENETUNREACH when no face serves the name (the interest is dropped);
+ * -ENOBUFS when the PIT is full; -ENOMEM; or the error of the face the
+ * FIB chose when it refused the interest (-ENETUNREACH from a closing
+ * producer).
  */
 int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 		      unsigned long lifetime)
@@ -38,37 +62,32 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 	int err;
 
 	atomic64_inc(&hn->stats.interests);
+	atomic64_inc(&face->stats.interests_in);
 	if (key->kind == HICN_I_EXACT && hicn_cs_lookup(hn, key, &d, false)) {
 		d.flags |= HICN_DATA_FROM_CS;
+		atomic64_inc(&face->stats.data_out);
 		face->ops->data(face, &d);
 		hicn_obj_put(d.obj);
 		return 0;
 	}
 
-	out = hicn_fib_lookup(hn, &key->name);
+	out = hicn_fib_lookup(hn, &key->name, face);
 	if (!out) {
 		atomic64_inc(&hn->stats.no_route);
 		return -ENETUNREACH;
 	}
-	err = hicn_pit_insert(hn, key, face, lifetime, &forward);
-	/*
-	 * The data may have passed between the CS lookup and the PIT
-	 * insertion (cached, then handed to the entry that was there): the
-	 * new entry would send a second interest for it to the producer.
-	 * Data is cached before the PIT is searched, so a second look at
-	 * the CS after the insertion finds it; it goes to every face the
-	 * entry holds by now.
-	 */
-	if (!err && forward && key->kind == HICN_I_EXACT &&
-	    hicn_cs_lookup(hn, key, &d, true)) {
-		d.ikey = *key;
-		d.flags |= HICN_DATA_FROM_CS;
-		hicn_pit_satisfy(hn, &d);
-		hicn_obj_put(d.obj);
+	err = hicn_pit_insert(hn, key, face, lifetime, out, &forward);
+	if (!err && forward && hicn_fwd_cs_again(hn, key))
 		forward = false;
+	if (!err && forward) {
+		atomic64_inc(&out->stats.interests_out);
+		err = out->ops->interest(out, key, lifetime);
+		if (err) {
+			/* The face refused it: nobody will answer. */
+			atomic64_inc(&out->stats.refused);
+			hicn_pit_cancel(hn, key, face);
+		}
 	}
-	if (!err && forward)
-		out->ops->interest(out, key, lifetime);
 	hicn_face_put(out);
 	return err;
 }
@@ -77,13 +96,22 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
  * hicn_fwd_data() - data enters the forwarder
  * @face: the face it came from
  * @d: the data; the caller keeps its reference on d->obj
+ *
+ * Data that no interest sent to @face asked for is dropped and counted
+ * (unsolicited), never cached.
  */
 void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d)
 {
 	struct hicn_net *hn = hicn_pernet(face->net);
 
 	atomic64_inc(&hn->stats.data);
+	atomic64_inc(&face->stats.data_in);
+	if (!hicn_pit_solicited(hn, &d->ikey, face)) {
+		atomic64_inc(&hn->stats.unsolicited);
+		atomic64_inc(&face->stats.unsolicited);
+		return;
+	}
 	if (d->obj && !(d->flags & (HICN_DATA_NACK | HICN_DATA_PROBE)))
 		hicn_cs_insert(hn, d);
-	hicn_pit_satisfy(hn, d);
+	hicn_pit_satisfy(hn, d, face);
 }

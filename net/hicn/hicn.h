@@ -13,7 +13,8 @@
  *   fwd.c       the forwarding pipeline: interest -> CS -> PIT -> FIB ->
  *               face, data -> PIT -> faces (+ CS)
  *   face.c      faces: what the forwarder sends interests and data to
- *   fib.c       FIB: name prefixes -> faces
+ *   fib.c       FIB: longest prefix -> next hops, strategies
+ *   claim.c     producers' claims of namespaces (adding FIB next hops)
  *   pit.c       pending-interest table
  *   cs.c        content store
  *   object.c    published objects: the payload that segments point into
@@ -35,6 +36,7 @@
 #include <linux/workqueue.h>
 #include <net/sock.h>
 #include <uapi/linux/hicn.h>
+#include <uapi/linux/hicn_netlink.h>
 
 #include "compat.h"
 
@@ -160,25 +162,58 @@ struct hicn_face;
 
 /**
  * struct hicn_face_ops - what the forwarder hands a face
- * @interest: an interest the face should serve (producers, later network
- *	faces); called with no forwarder lock held, may call hicn_fwd_data()
+ * @interest: an interest the face should serve (producers, network
+ *	faces); called with no forwarder lock held, may call hicn_fwd_data().
+ *	Returns 0, or a negative errno when the face refuses it (down:
+ *	-ENETDOWN, its queue full: -ENOBUFS), which the forwarder hands back
+ *	to the interest's sender
  * @data: data for an interest the face sent; called with no forwarder lock
  *	held, must not call back into the forwarder
+ * @destroy: optional; the last reference went (any context, may not
+ *	sleep): free what @priv points at
+ * @kind: what is behind the face, enum hicn_face_kind of the netlink uapi
  */
 struct hicn_face_ops {
-	void (*interest)(struct hicn_face *face, const struct hicn_key *key,
-			 unsigned long lifetime);
+	int (*interest)(struct hicn_face *face, const struct hicn_key *key,
+			unsigned long lifetime);
 	void (*data)(struct hicn_face *face, const struct hicn_data *d);
+	void (*destroy)(struct hicn_face *face);
+	u8 kind;
+};
+
+/**
+ * struct hicn_face_stats - what crossed a face, counted from any context
+ * @interests_in: interests the face brought to the forwarder
+ * @interests_out: interests the forwarder gave the face
+ * @data_in: data the face brought
+ * @data_out: data the forwarder gave the face
+ * @unsolicited: data from the face that no interest sent to it asked for,
+ *	dropped
+ * @refused: interests the face refused (its interest op failed)
+ */
+struct hicn_face_stats {
+	atomic64_t	interests_in;
+	atomic64_t	interests_out;
+	atomic64_t	data_in;
+	atomic64_t	data_out;
+	atomic64_t	unsolicited;
+	atomic64_t	refused;
 };
 
 /**
  * struct hicn_face - an attachment point of the forwarder
- * @ref: references: the owner, FIB entries, PIT in-records
+ * @ref: references: the owner, FIB next hops, claims, PIT records
  * @id: number shown in /proc/net/hicn_fib, unique in the netns
  * @net: the network namespace (the owner keeps it alive)
  * @ops: the face's handlers
  * @uid: the user the face's PIT in-records are charged to (the socket's
  *	owner)
+ * @up: the face takes interests; READ_ONCE/WRITE_ONCE, the strategies
+ *	pass over a face that is down
+ * @out_pending: PIT out-records on the face (interests it was given and
+ *	has not answered yet); the load-balance strategy reads it
+ * @stats: counters
+ * @priv: the face type's own state (network faces), freed by @destroy
  * @lock: protects @sk
  * @sk: the application socket of an application face; NULL once detached
  * @node: entry in hicn_net.faces, under hicn_net.lock
@@ -189,25 +224,62 @@ struct hicn_face {
 	struct net			*net;
 	const struct hicn_face_ops	*ops;
 	kuid_t				uid;
+	bool				up;
+	atomic_t			out_pending;
+	struct hicn_face_stats		stats;
+	void				*priv;
 	spinlock_t			lock;	/* protects sk */
 	struct sock			*sk;
 	struct list_head		node;
 };
 
+/* Next hops of one FIB entry at most, entries of a netns's FIB at most. */
+#define HICN_FIB_NH_MAX		8
+#define HICN_FIB_MAX		65536
+#define HICN_FIB_BITS		10
+
 /**
- * struct hicn_fib_entry - a claimed namespace
- * @node: entry in hicn_net.fib
- * @prefix: the namespace, host bits cleared
+ * struct hicn_fib_nh - a next hop
+ * @face: the face (a reference, held by the entry)
+ * @cost: best route prefers the lowest
+ */
+struct hicn_fib_nh {
+	struct hicn_face	*face;
+	u32			cost;
+};
+
+/**
+ * struct hicn_fib_entry - a FIB prefix; copied on change, read under RCU
+ * @node: entry in a hicn_net.fib bucket
+ * @prefix: the prefix, host bits cleared
  * @plen: prefix length in bits
- * @face: the face serving it (holds a reference)
+ * @strategy: enum hicn_strategy of the netlink uapi (see fib.c)
+ * @nnh: next hops in @nh
+ * @nh: the next hops, in the order they were added
  * @rcu: frees the entry after readers are done
  */
 struct hicn_fib_entry {
+	struct hlist_node	node;
+	struct in6_addr		prefix;
+	u8			plen;
+	u8			strategy;
+	u8			nnh;
+	struct hicn_fib_nh	nh[HICN_FIB_NH_MAX];
+	struct rcu_head		rcu;
+};
+
+/**
+ * struct hicn_claim - a producer's namespace (claim.c)
+ * @node: entry in hicn_net.claims, under hicn_net.claim_lock
+ * @prefix: the namespace, host bits cleared
+ * @plen: prefix length in bits
+ * @face: the producer's application face (a reference)
+ */
+struct hicn_claim {
 	struct list_head	node;
 	struct in6_addr		prefix;
 	unsigned int		plen;
 	struct hicn_face	*face;
-	struct rcu_head		rcu;
 };
 
 /**
@@ -256,9 +328,14 @@ struct hicn_stats {
  * @faces: every face (struct hicn_face.node)
  * @nr_faces: length of @faces
  * @next_face_id: id of the next face
- * @fib_lock: protects changes to @fib and @fib_entries
- * @fib: claimed namespaces (struct hicn_fib_entry.node), RCU readers
- * @fib_entries: length of @fib
+ * @fib_lock: protects changes to @fib, @fib_plen_count and @fib_entries
+ * @fib: FIB entries by (prefix, length) (struct hicn_fib_entry.node), RCU
+ *	readers
+ * @fib_plen_count: entries of each prefix length, read without the lock
+ * @fib_entries: entries in @fib
+ * @claim_lock: protects @claims, @nr_claims
+ * @claims: producers' claims (struct hicn_claim.node)
+ * @nr_claims: length of @claims
  * @pit_lock: protects @pit, @pit_entries, @pit_gc_next and the PIT
  *	counters
  * @pit: pending-interest table
@@ -299,8 +376,13 @@ struct hicn_net {
 	u32			next_face_id;
 
 	spinlock_t		fib_lock;	/* protects fib changes */
-	struct list_head	fib;
+	struct hlist_head	fib[1 << HICN_FIB_BITS];
+	unsigned int		fib_plen_count[HICN_PREFIX_MAX + 1];
 	unsigned int		fib_entries;
+
+	struct mutex		claim_lock;	/* protects claims */
+	struct list_head	claims;
+	unsigned int		nr_claims;
 
 	spinlock_t		pit_lock;	/* protects pit */
 	struct hlist_head	pit[1 << HICN_PIT_BITS];
@@ -562,7 +644,7 @@ struct hicn_prod {
  * @name: the name or namespace given to bind(), valid when @bound;
  *	written under lock_sock() and hicn_net.lock
  * @bound: bind() succeeded
- * @claim: a producer's FIB entry for @name, NULL otherwise
+ * @claim: a producer's claim of @name, NULL otherwise
  * @face: the socket's application face
  * @info: counters for HICN_INFO (updated with WRITE_ONCE, read racily)
  * @cons: consumer state (SOCK_CONS)
@@ -573,7 +655,7 @@ struct hicn_sock {
 	struct list_head	node;
 	struct sockaddr_hicn	name;
 	bool			bound;
-	struct hicn_fib_entry	*claim;
+	struct hicn_claim	*claim;
 	struct hicn_face	*face;
 	struct hicn_info	info;
 	union {
@@ -631,19 +713,39 @@ static inline struct hicn_face *hicn_face_get(struct hicn_face *face)
 void hicn_face_put(struct hicn_face *face);
 
 /* fib.c */
-struct hicn_fib_entry *hicn_fib_claim(struct hicn_net *hn,
-				      const struct in6_addr *prefix,
-				      unsigned int plen,
-				      struct hicn_face *face);
-void hicn_fib_release(struct hicn_net *hn, struct hicn_fib_entry *e);
+int hicn_fib_add(struct hicn_net *hn, const struct in6_addr *prefix,
+		 unsigned int plen, struct hicn_face *face, u32 cost);
+int hicn_fib_del(struct hicn_net *hn, const struct in6_addr *prefix,
+		 unsigned int plen, struct hicn_face *face);
+int hicn_fib_set_strategy(struct hicn_net *hn, const struct in6_addr *prefix,
+			  unsigned int plen, unsigned int strategy);
 struct hicn_face *hicn_fib_lookup(struct hicn_net *hn,
-				  const struct in6_addr *name);
+				  const struct in6_addr *name,
+				  const struct hicn_face *in);
+struct hicn_fib_entry *hicn_fib_get_rcu(struct hicn_net *hn,
+					const struct in6_addr *prefix,
+					unsigned int plen);
+void hicn_fib_del_face(struct hicn_net *hn, struct hicn_face *face);
+void hicn_fib_flush(struct hicn_net *hn);
+void hicn_fib_walk(struct hicn_net *hn,
+		   void (*fn)(const struct hicn_fib_entry *e, unsigned int i,
+			      void *arg),
+		   void *arg);
+
+/* claim.c */
+struct hicn_claim *hicn_claim(struct hicn_net *hn,
+			      const struct in6_addr *prefix,
+			      unsigned int plen, struct hicn_face *face);
+void hicn_claim_release(struct hicn_net *hn, struct hicn_claim *c);
 
 /* pit.c */
 int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		    struct hicn_face *face, unsigned long lifetime,
-		    bool *forward);
-void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d);
+		    struct hicn_face *out, bool *forward);
+bool hicn_pit_solicited(struct hicn_net *hn, const struct hicn_key *key,
+			const struct hicn_face *from);
+void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d,
+		      const struct hicn_face *from);
 void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 		     struct hicn_face *face);
 bool hicn_pit_gc(struct hicn_net *hn);
@@ -766,7 +868,7 @@ void hicn_stat_read(struct hicn_net *hn, u64 val[HICN_STAT_NUM]);
 int hicn_proc_init_net(struct net *net);
 void hicn_proc_exit_net(struct net *net);
 
-/* netlink.c */
+/* netlink.c, netlink_route.c */
 int hicn_netlink_init(void);
 void hicn_netlink_exit(void);
 void hicn_nl_ns_event(struct hicn_sock *hs, bool claimed);

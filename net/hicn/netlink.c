@@ -18,6 +18,7 @@
  *   limits      the net.hicn sysctls: the same ints and longs, with the
  *               same ranges, errno and ceiling (pernet.c)
  *   counters    the lines of /proc/net/hicn_stat
+ *   faces, routes, strategies: netlink_route.c
  *   events      namespace claimed / released, on the multicast group
  *               HICN_MCGRP_EVENTS of the socket's namespace
  *
@@ -46,44 +47,16 @@
 #include <net/ipv6.h>
 
 #include "hicn.h"
+#include "netlink.h"
 #include "netlink_gen.h"
 
-static struct genl_family hicn_nl_family;
-
 /*
- * EINVAL when the request lacks @attr, with @msg (a string literal, as
- * NL_SET_ERR_MSG() wants) and @attr reported as the missing one.
+ * The prefix of a request: see netlink.h.  Return: 0, or -EINVAL: one of
+ * the two without the other, a length over HICN_PREFIX_LEN_MAX.
  */
-#define hicn_nl_require(extack, attrs, attr, msg) ({			\
-	struct netlink_ext_ack *__ext = (extack);			\
-	int __attr = (attr);						\
-	int __err = 0;							\
-									\
-	if (!(attrs)[__attr]) {						\
-		NL_SET_ERR_MSG(__ext, msg);				\
-		NL_SET_ERR_ATTR_MISS(__ext, NULL, __attr);		\
-		__err = -EINVAL;					\
-	}								\
-	__err;								\
-})
-
-/**
- * hicn_nl_prefix() - a prefix and its length from a request
- * @extack: for the error
- * @attrs: the request's attributes
- * @a_prefix: the prefix attribute (16 bytes, the policy checked)
- * @a_len: the prefix length attribute (u8)
- * @required: both must be there; else neither means everything (length 0)
- * @prefix: the prefix, host bits cleared
- * @plen: its length
- *
- * Return: 0, or -EINVAL: one of the two without the other, a length over
- * HICN_PREFIX_LEN_MAX.
- */
-static int hicn_nl_prefix(struct netlink_ext_ack *extack,
-			  struct nlattr **attrs, int a_prefix, int a_len,
-			  bool required, struct in6_addr *prefix,
-			  unsigned int *plen)
+int hicn_nl_prefix(struct netlink_ext_ack *extack, struct nlattr **attrs,
+		   int a_prefix, int a_len, bool required,
+		   struct in6_addr *prefix, unsigned int *plen)
 {
 	int err;
 
@@ -803,7 +776,7 @@ int hicn_nl_cs_entry_get_dumpit(struct sk_buff *skb,
 
 /* ---- registration ---- */
 
-static struct genl_family hicn_nl_family __ro_after_init = {
+struct genl_family hicn_nl_family __ro_after_init = {
 	.name		= HICN_FAMILY_NAME,
 	.version	= HICN_FAMILY_VERSION,
 	.netnsok	= true,

@@ -117,8 +117,41 @@ const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_PIT_GC_STEPS
 	[HICN_A_COUNTERS_PIT_GC_STEPS] = { .type = NLA_U64, },
 };
 
+/* HICN_CMD_FACE_GET - do */
+const struct nla_policy hicn_face_get_nl_policy[HICN_A_FACE_ID + 1] = {
+	[HICN_A_FACE_ID] = { .type = NLA_U32, },
+};
+
+/* HICN_CMD_ROUTE_GET - do */
+const struct nla_policy hicn_route_get_nl_policy[HICN_A_ROUTE_PREFIX_LEN + 1] = {
+	[HICN_A_ROUTE_PREFIX] = NLA_POLICY_EXACT_LEN(16),
+	[HICN_A_ROUTE_PREFIX_LEN] = { .type = NLA_U8, },
+};
+
+/* HICN_CMD_ROUTE_ADD - do */
+const struct nla_policy hicn_route_add_nl_policy[HICN_A_ROUTE_COST + 1] = {
+	[HICN_A_ROUTE_PREFIX] = NLA_POLICY_EXACT_LEN(16),
+	[HICN_A_ROUTE_PREFIX_LEN] = { .type = NLA_U8, },
+	[HICN_A_ROUTE_FACE_ID] = { .type = NLA_U32, },
+	[HICN_A_ROUTE_COST] = { .type = NLA_U32, },
+};
+
+/* HICN_CMD_ROUTE_DEL - do */
+const struct nla_policy hicn_route_del_nl_policy[HICN_A_ROUTE_FACE_ID + 1] = {
+	[HICN_A_ROUTE_PREFIX] = NLA_POLICY_EXACT_LEN(16),
+	[HICN_A_ROUTE_PREFIX_LEN] = { .type = NLA_U8, },
+	[HICN_A_ROUTE_FACE_ID] = { .type = NLA_U32, },
+};
+
+/* HICN_CMD_STRATEGY_SET - do */
+const struct nla_policy hicn_strategy_set_nl_policy[HICN_A_ROUTE_STRATEGY + 1] = {
+	[HICN_A_ROUTE_PREFIX] = NLA_POLICY_EXACT_LEN(16),
+	[HICN_A_ROUTE_PREFIX_LEN] = { .type = NLA_U8, },
+	[HICN_A_ROUTE_STRATEGY] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
 /* Ops table for hicn */
-const struct genl_ops hicn_nl_ops[9] = {
+const struct genl_ops hicn_nl_ops[14] = {
 	{
 		.cmd		= HICN_CMD_NAMESPACE_GET,
 		.doit		= hicn_nl_namespace_get_doit,
@@ -177,5 +210,40 @@ const struct genl_ops hicn_nl_ops[9] = {
 		.doit		= hicn_nl_counters_get_doit,
 		.policy		= hicn_counters_get_nl_policy,
 		.maxattr	= HICN_A_COUNTERS_PIT_GC_STEPS,
+	},
+	{
+		.cmd		= HICN_CMD_FACE_GET,
+		.doit		= hicn_nl_face_get_doit,
+		.dumpit		= hicn_nl_face_get_dumpit,
+		.policy		= hicn_face_get_nl_policy,
+		.maxattr	= HICN_A_FACE_ID,
+	},
+	{
+		.cmd		= HICN_CMD_ROUTE_GET,
+		.doit		= hicn_nl_route_get_doit,
+		.dumpit		= hicn_nl_route_get_dumpit,
+		.policy		= hicn_route_get_nl_policy,
+		.maxattr	= HICN_A_ROUTE_PREFIX_LEN,
+	},
+	{
+		.cmd		= HICN_CMD_ROUTE_ADD,
+		.doit		= hicn_nl_route_add_doit,
+		.policy		= hicn_route_add_nl_policy,
+		.maxattr	= HICN_A_ROUTE_COST,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= HICN_CMD_ROUTE_DEL,
+		.doit		= hicn_nl_route_del_doit,
+		.policy		= hicn_route_del_nl_policy,
+		.maxattr	= HICN_A_ROUTE_FACE_ID,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= HICN_CMD_STRATEGY_SET,
+		.doit		= hicn_nl_strategy_set_doit,
+		.policy		= hicn_strategy_set_nl_policy,
+		.maxattr	= HICN_A_ROUTE_STRATEGY,
+		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 };

@@ -29,8 +29,18 @@ extern const struct nla_policy hicn_limits_set_nl_policy[HICN_A_LIMITS_PROD_USER
 
 extern const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_PIT_GC_STEPS + 1];
 
+extern const struct nla_policy hicn_face_get_nl_policy[HICN_A_FACE_ID + 1];
+
+extern const struct nla_policy hicn_route_get_nl_policy[HICN_A_ROUTE_PREFIX_LEN + 1];
+
+extern const struct nla_policy hicn_route_add_nl_policy[HICN_A_ROUTE_COST + 1];
+
+extern const struct nla_policy hicn_route_del_nl_policy[HICN_A_ROUTE_FACE_ID + 1];
+
+extern const struct nla_policy hicn_strategy_set_nl_policy[HICN_A_ROUTE_STRATEGY + 1];
+
 /* Ops table for hicn */
-extern const struct genl_ops hicn_nl_ops[9];
+extern const struct genl_ops hicn_nl_ops[14];
 
 int hicn_nl_namespace_get_doit(struct sk_buff *skb, struct genl_info *info);
 int hicn_nl_namespace_get_dumpit(struct sk_buff *skb,
@@ -45,5 +55,12 @@ int hicn_nl_pit_get_doit(struct sk_buff *skb, struct genl_info *info);
 int hicn_nl_limits_get_doit(struct sk_buff *skb, struct genl_info *info);
 int hicn_nl_limits_set_doit(struct sk_buff *skb, struct genl_info *info);
 int hicn_nl_counters_get_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_face_get_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_face_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int hicn_nl_route_get_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_route_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int hicn_nl_route_add_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_route_del_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_strategy_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _LINUX_HICN_GEN_H */

@@ -309,7 +309,9 @@ static int __net_init hicn_net_init(struct net *net)
 	INIT_LIST_HEAD(&hn->sockets);
 	INIT_LIST_HEAD(&hn->faces);
 	spin_lock_init(&hn->fib_lock);
-	INIT_LIST_HEAD(&hn->fib);
+	hash_init(hn->fib);
+	mutex_init(&hn->claim_lock);
+	INIT_LIST_HEAD(&hn->claims);
 	spin_lock_init(&hn->pit_lock);
 	hash_init(hn->pit);
 	hash_init(hn->pit_users);
@@ -337,12 +339,14 @@ static void __net_exit hicn_net_exit(struct net *net)
 	hicn_sysctl_exit(hn);
 
 	/* User sockets hold the namespace, so none can be left. */
-	WARN_ONCE(!list_empty(&hn->sockets) || !list_empty(&hn->fib),
-		  "hicn: %u sockets, %u FIB entries left in an exiting netns\n",
-		  hn->nr_sockets, hn->fib_entries);
+	WARN_ONCE(!list_empty(&hn->sockets) || !list_empty(&hn->claims),
+		  "hicn: %u sockets, %u claims left in an exiting netns\n",
+		  hn->nr_sockets, hn->nr_claims);
+	hicn_fib_flush(hn);
 	hicn_pit_flush(hn);
 	hicn_cs_flush(hn);
 	cancel_delayed_work_sync(&hn->gc);
+	mutex_destroy(&hn->claim_lock);
 	mutex_destroy(&hn->lock);
 }
 

@@ -3,11 +3,13 @@
  * The pending-interest table of a network namespace.
  *
  * An entry is keyed by what the interest asks for (struct hicn_key) and
- * holds one in-record per face waiting for it.  The first interest for a
- * key is forwarded; a second one from another face only adds an in-record
+ * holds one in-record per face waiting for it and one out-record per face
+ * the interest was forwarded to.  The first interest for a key is
+ * forwarded; a second one from another face only adds an in-record
  * (aggregation: one request reaches the producer); the same face asking
- * again is a retransmission and is forwarded again, as NFD does.  Data
- * takes the whole entry out and goes to every in-record's face.
+ * again is a retransmission and is forwarded again, as NFD does.  Data is
+ * accepted only from a face with an out-record (hicn_pit_solicited());
+ * it takes the whole entry out and goes to every in-record's face.
  *
  * Entries live as long as their longest in-record; hicn_pit_gc() drops
  * expired ones, a slice of the table per run (hicn_stat pit_gc_runs and
@@ -47,11 +49,13 @@ struct hicn_pit_user {
 };
 
 /**
- * struct hicn_pit_in - a face waiting for a PIT entry's data
- * @node: entry in hicn_pit_entry.in
- * @face: the face (a reference)
- * @user: the user it is charged to
- * @expires: jiffies when this face stops waiting
+ * struct hicn_pit_in - an in-record (a face waiting for a PIT entry's
+ *	data) or an out-record (a face the interest went to)
+ * @node: entry in hicn_pit_entry.in or .out
+ * @face: the face (a reference); an out-record counts in its out_pending
+ * @user: the user an in-record is charged to; NULL in an out-record
+ * @expires: in-record: jiffies when this face stops waiting; out-record:
+ *	jiffies the interest was last sent
  */
 struct hicn_pit_in {
 	struct list_head	node;
@@ -65,13 +69,15 @@ struct hicn_pit_in {
  * @node: entry in a hicn_net.pit bucket
  * @key: what it asks for
  * @expires: the latest expiry of its in-records
- * @in: struct hicn_pit_in
+ * @in: in-records (struct hicn_pit_in)
+ * @out: out-records (struct hicn_pit_in)
  */
 struct hicn_pit_entry {
 	struct hlist_node	node;
 	struct hicn_key		key;
 	unsigned long		expires;
 	struct list_head	in;
+	struct list_head	out;
 };
 
 static u32 hicn_key_hash(const struct hicn_key *key, unsigned int bits)
@@ -85,6 +91,7 @@ static struct hicn_pit_entry *hicn_pit_find(struct hicn_net *hn,
 {
 	struct hicn_pit_entry *e;
 
+	lockdep_assert_held(&hn->pit_lock);
 	hlist_for_each_entry(e, &hn->pit[hicn_key_hash(key, HICN_PIT_BITS)],
 			     node)
 		if (hicn_key_equal(&e->key, key))
@@ -132,27 +139,55 @@ static void hicn_pit_user_uncharge(struct hicn_pit_user *u)
 	}
 }
 
-/* Unlink @e; its in-records move to @list (pit_lock held). */
+/* Unlink @e; its in-records move to @list, then its out-records. */
 static void hicn_pit_unlink(struct hicn_net *hn, struct hicn_pit_entry *e,
 			    struct list_head *list)
 {
 	struct hicn_pit_in *in;
 
+	lockdep_assert_held(&hn->pit_lock);
 	hlist_del(&e->node);
 	hn->pit_entries--;
 	list_for_each_entry(in, &e->in, node)
 		hicn_pit_user_uncharge(in->user);
-	list_splice_init(&e->in, list);
+	list_splice_tail_init(&e->in, list);
+	list_splice_tail_init(&e->out, list);
 }
 
+/* Free records unlinked from their entry, with the lock released. */
 static void hicn_pit_free_in(struct list_head *list)
 {
 	struct hicn_pit_in *in, *tmp;
 
 	list_for_each_entry_safe(in, tmp, list, node) {
+		if (!in->user)
+			atomic_dec(&in->face->out_pending);
 		hicn_face_put(in->face);
 		kfree(in);
 	}
+}
+
+/*
+ * The interest of @e goes to @out: record it in @spare unless @out has an
+ * out-record already (refreshed then).  Returns true when @spare was used.
+ */
+static bool hicn_pit_add_out(struct hicn_pit_entry *e, struct hicn_face *out,
+			     struct hicn_pit_in *spare)
+{
+	struct hicn_pit_in *rec;
+
+	list_for_each_entry(rec, &e->out, node) {
+		if (rec->face == out) {
+			rec->expires = jiffies;
+			return false;
+		}
+	}
+	spare->face = hicn_face_get(out);
+	spare->user = NULL;
+	spare->expires = jiffies;
+	atomic_inc(&out->out_pending);
+	list_add_tail(&spare->node, &e->out);
+	return true;
 }
 
 /**
@@ -161,7 +196,9 @@ static void hicn_pit_free_in(struct list_head *list)
  * @key: what the interest asks for
  * @face: the face it came from
  * @lifetime: how long the face waits, in jiffies
- * @forward: set when the interest must go on to the FIB's face
+ * @out: the face the FIB chose; recorded as an out-record when the
+ *	interest is forwarded
+ * @forward: set when the interest must go on to @out
  *
  * Return: 0, -ENOBUFS when the table is full or the face's user holds
  * net.hicn.pit_user_max in-records, -ENOMEM.  A kernel with
@@ -169,18 +206,22 @@ static void hicn_pit_free_in(struct list_head *list)
  */
 int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		    struct hicn_face *face, unsigned long lifetime,
-		    bool *forward)
+		    struct hicn_face *out, bool *forward)
 {
 	unsigned long expires = jiffies + lifetime;
 	struct hicn_pit_entry *e, *new_e = NULL;
-	struct hicn_pit_in *in, *new_in;
+	struct hicn_pit_in *in, *new_in, *new_out;
 	struct hicn_pit_user *user;
 	LIST_HEAD(stale);
 	int err;
 
 	new_in = kmalloc(sizeof(*new_in), GFP_ATOMIC | __GFP_ACCOUNT);
-	if (!new_in)
+	new_out = kmalloc(sizeof(*new_out), GFP_ATOMIC | __GFP_ACCOUNT);
+	if (!new_in || !new_out) {
+		kfree(new_in);
+		kfree(new_out);
 		return -ENOMEM;
+	}
 
 	spin_lock_bh(&hn->pit_lock);
 	e = hicn_pit_find(hn, key);
@@ -199,6 +240,8 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 				if (time_after(expires, e->expires))
 					e->expires = expires;
 				*forward = true;
+				if (hicn_pit_add_out(e, out, new_out))
+					new_out = NULL;
 				err = 0;
 				goto out;
 			}
@@ -223,10 +266,13 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		e->key = *key;
 		e->expires = expires;
 		INIT_LIST_HEAD(&e->in);
+		INIT_LIST_HEAD(&e->out);
 		hlist_add_head(&e->node,
 			       &hn->pit[hicn_key_hash(key, HICN_PIT_BITS)]);
 		hn->pit_entries++;
 		*forward = true;
+		hicn_pit_add_out(e, out, new_out);
+		new_out = NULL;
 	} else {
 		*forward = false;
 		hn->stats.pit_aggregated++;
@@ -245,6 +291,7 @@ out_uncharge:
 out:
 	spin_unlock_bh(&hn->pit_lock);
 	kfree(new_in);
+	kfree(new_out);
 	hicn_pit_free_in(&stale);
 	if (new_e)
 		hicn_gc_kick(hn);
@@ -252,12 +299,49 @@ out:
 }
 ALLOW_ERROR_INJECTION(hicn_pit_insert, ERRNO);
 
+/* Did the interest of @e go to @from?  (pit_lock held) */
+static bool hicn_pit_sent_to(struct hicn_pit_entry *e,
+			     const struct hicn_face *from)
+{
+	struct hicn_pit_in *rec;
+
+	list_for_each_entry(rec, &e->out, node)
+		if (rec->face == from)
+			return true;
+	return false;
+}
+
+/**
+ * hicn_pit_solicited() - may data for @key from @from be accepted?
+ * @hn: the namespace's AF_HICN state
+ * @key: the interest the data answers
+ * @from: the face it came from, NULL for the content store
+ *
+ * Return: true when an entry waits for @key and its interest went to
+ * @from (any entry, for the content store).
+ */
+bool hicn_pit_solicited(struct hicn_net *hn, const struct hicn_key *key,
+			const struct hicn_face *from)
+{
+	struct hicn_pit_entry *e;
+	bool ok;
+
+	spin_lock_bh(&hn->pit_lock);
+	e = hicn_pit_find(hn, key);
+	ok = e && (!from || hicn_pit_sent_to(e, from));
+	spin_unlock_bh(&hn->pit_lock);
+	return ok;
+}
+
 /**
  * hicn_pit_satisfy() - hand @d to every face waiting for d->ikey
  * @hn: the namespace's AF_HICN state
  * @d: the data; the entry is removed
+ * @from: the face @d came from, NULL for the content store; data from a
+ *	face the interest did not go to leaves the entry alone
  */
-void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d)
+void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d,
+		      const struct hicn_face *from)
 {
 	struct hicn_pit_entry *e;
 	struct hicn_pit_in *in;
@@ -265,17 +349,20 @@ void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d)
 
 	spin_lock_bh(&hn->pit_lock);
 	e = hicn_pit_find(hn, &d->ikey);
+	if (e && from && !hicn_pit_sent_to(e, from))
+		e = NULL;
 	if (e)
 		hicn_pit_unlink(hn, e, &list);
 	spin_unlock_bh(&hn->pit_lock);
 
-	if (!e) {
-		atomic64_inc(&hn->stats.unsolicited);
+	if (!e)
 		return;
-	}
 	kfree(e);
 	list_for_each_entry(in, &list, node)
-		in->face->ops->data(in->face, d);
+		if (in->user) {
+			atomic64_inc(&in->face->stats.data_out);
+			in->face->ops->data(in->face, d);
+		}
 	hicn_pit_free_in(&list);
 }
 
@@ -290,6 +377,7 @@ void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 {
 	struct hicn_pit_in *in, *found = NULL;
 	struct hicn_pit_entry *e;
+	LIST_HEAD(outs);
 
 	spin_lock_bh(&hn->pit_lock);
 	e = hicn_pit_find(hn, key);
@@ -303,8 +391,7 @@ void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 			}
 		}
 		if (list_empty(&e->in)) {
-			hlist_del(&e->node);
-			hn->pit_entries--;
+			hicn_pit_unlink(hn, e, &outs);
 			/* The last face gave up because the lifetime ran out. */
 			if (!time_before(jiffies, e->expires))
 				hn->stats.pit_expired++;
@@ -315,6 +402,7 @@ void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 	spin_unlock_bh(&hn->pit_lock);
 
 	kfree(e);
+	hicn_pit_free_in(&outs);
 	if (found) {
 		hicn_face_put(found->face);
 		kfree(found);

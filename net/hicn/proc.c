@@ -188,16 +188,18 @@ static int hicn_stat_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
+static void hicn_fib_show_nh(const struct hicn_fib_entry *e, unsigned int i,
+			     void *seq)
+{
+	seq_printf(seq, "%pI6c/%u %u %u\n", &e->prefix, e->plen,
+		   e->nh[i].face->id, e->nh[i].cost);
+}
+
+/* One line per next hop: prefix/len face-id cost. */
 static int hicn_fib_show(struct seq_file *seq, void *v)
 {
-	struct hicn_net *hn = hicn_pernet(seq_file_single_net(seq));
-	struct hicn_fib_entry *e;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(e, &hn->fib, node)
-		seq_printf(seq, "%pI6c/%u %u\n", &e->prefix, e->plen,
-			   e->face->id);
-	rcu_read_unlock();
+	hicn_fib_walk(hicn_pernet(seq_file_single_net(seq)), hicn_fib_show_nh,
+		      seq);
 	return 0;
 }
 

@@ -376,10 +376,14 @@ static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_face *face,
 		hicn_obj_put(d->obj);
 }
 
-/* The forwarder hands the producer's face an interest. */
-static void hicn_prod_face_interest(struct hicn_face *face,
-				    const struct hicn_key *key,
-				    unsigned long lifetime)
+/*
+ * The forwarder hands the producer's face an interest.  It is answered
+ * or held.  A closing producer's face refuses it: its namespace is
+ * losing its producer, which the consumer hears as no route.
+ */
+static int hicn_prod_face_interest(struct hicn_face *face,
+				   const struct hicn_key *key,
+				   unsigned long lifetime)
 {
 	struct sock *sk = hicn_face_sk(face);
 	struct hicn_sock *hs;
@@ -387,7 +391,7 @@ static void hicn_prod_face_interest(struct hicn_face *face,
 	bool answer;
 
 	if (!sk)
-		return;
+		return -ENETUNREACH;
 	hs = hicn_sk(sk);
 	hicn_count(&hs->info.hi_interests_received, 1);
 
@@ -400,6 +404,7 @@ static void hicn_prod_face_interest(struct hicn_face *face,
 	if (answer)
 		hicn_prod_answer(hs, face, &d);
 	sock_put(sk);
+	return 0;
 }
 
 /* A producer sends no interests, so no data comes back to it. */
@@ -411,6 +416,7 @@ static void hicn_prod_face_data(struct hicn_face *face,
 const struct hicn_face_ops hicn_prod_face_ops = {
 	.interest	= hicn_prod_face_interest,
 	.data		= hicn_prod_face_data,
+	.kind		= HICN_FACE_KIND_PRODUCER,
 };
 
 /* Take @obj out of the store (lock_sock and hicn_prod.lock held). */

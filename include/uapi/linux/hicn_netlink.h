@@ -11,6 +11,29 @@
 
 #define HICN_PREFIX_LEN_MAX	128
 
+/**
+ * enum hicn_strategy - How a FIB entry's next hops are used.
+ * @HICN_STRATEGY_BEST_ROUTE: The lowest cost among the faces that are up (the
+ *   first added among equals); fails over when that face goes down.
+ * @HICN_STRATEGY_LOAD_BALANCE: The face with the fewest interests outstanding,
+ *   then the lowest cost.
+ */
+enum hicn_strategy {
+	HICN_STRATEGY_BEST_ROUTE,
+	HICN_STRATEGY_LOAD_BALANCE,
+};
+
+/**
+ * enum hicn_face_kind - What is behind a face.
+ * @HICN_FACE_KIND_CONSUMER: A consumer socket's application face; serves no
+ *   interests.
+ * @HICN_FACE_KIND_PRODUCER: A producer socket's application face.
+ */
+enum hicn_face_kind {
+	HICN_FACE_KIND_CONSUMER,
+	HICN_FACE_KIND_PRODUCER,
+};
+
 enum {
 	HICN_A_NAMESPACE_PAD = 1,
 	HICN_A_NAMESPACE_PREFIX,
@@ -126,6 +149,45 @@ enum {
 #define HICN_A_COUNTERS_MAX (__HICN_A_COUNTERS_MAX - 1)
 
 enum {
+	HICN_A_FACE_PAD = 1,
+	HICN_A_FACE_ID,
+	HICN_A_FACE_KIND,
+	HICN_A_FACE_UID,
+	HICN_A_FACE_UP,
+	HICN_A_FACE_OUT_PENDING,
+	HICN_A_FACE_INTERESTS_IN,
+	HICN_A_FACE_INTERESTS_OUT,
+	HICN_A_FACE_DATA_IN,
+	HICN_A_FACE_DATA_OUT,
+	HICN_A_FACE_UNSOLICITED,
+	HICN_A_FACE_REFUSED,
+
+	__HICN_A_FACE_MAX
+};
+#define HICN_A_FACE_MAX (__HICN_A_FACE_MAX - 1)
+
+enum {
+	HICN_A_NEXTHOP_FACE_ID = 1,
+	HICN_A_NEXTHOP_COST,
+
+	__HICN_A_NEXTHOP_MAX
+};
+#define HICN_A_NEXTHOP_MAX (__HICN_A_NEXTHOP_MAX - 1)
+
+enum {
+	HICN_A_ROUTE_PAD = 1,
+	HICN_A_ROUTE_PREFIX,
+	HICN_A_ROUTE_PREFIX_LEN,
+	HICN_A_ROUTE_FACE_ID,
+	HICN_A_ROUTE_COST,
+	HICN_A_ROUTE_STRATEGY,
+	HICN_A_ROUTE_NEXTHOP,
+
+	__HICN_A_ROUTE_MAX
+};
+#define HICN_A_ROUTE_MAX (__HICN_A_ROUTE_MAX - 1)
+
+enum {
 	HICN_CMD_NAMESPACE_GET = 1,
 	HICN_CMD_CS_GET,
 	HICN_CMD_CS_SET,
@@ -137,6 +199,11 @@ enum {
 	HICN_CMD_COUNTERS_GET,
 	HICN_CMD_NAMESPACE_CLAIMED,
 	HICN_CMD_NAMESPACE_RELEASED,
+	HICN_CMD_FACE_GET,
+	HICN_CMD_ROUTE_GET,
+	HICN_CMD_ROUTE_ADD,
+	HICN_CMD_ROUTE_DEL,
+	HICN_CMD_STRATEGY_SET,
 
 	__HICN_CMD_MAX
 };
