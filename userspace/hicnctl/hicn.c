@@ -15,16 +15,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include <linux/hicn.h>
-#include <linux/hicn_netlink.h>
-#include <netlink/attr.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
+#include <hcn.h>
 
 #include "hicnctl.h"
 
@@ -54,12 +51,18 @@ static void hicn_usage(void)
 /* "unknown word" for the hicn object. */
 #define HICN_UNKNOWN	"\"%s\" is unknown, try \"hicnctl hicn help\""
 
+/* A prefix of the command line. */
+struct prefix {
+	bool		set;
+	struct in6_addr	addr;
+	unsigned int	len;
+};
+
 /*
- * Parses "ADDRESS/LENGTH" into @a_prefix and @a_len of @msg.  A length up
- * to 255 is sent as it is: the kernel judges it (and says so).
+ * Parses "ADDRESS/LENGTH" into @p.  A length up to 255 is sent as it is:
+ * the kernel judges it (and says so).
  */
-static void put_prefix(struct nl_msg *msg, const char *arg, int a_prefix,
-		       int a_len)
+static void get_prefix(struct prefix *p, const char *arg)
 {
 	char addr[INET6_ADDRSTRLEN];
 	struct in6_addr a6;
@@ -75,18 +78,17 @@ static void put_prefix(struct nl_msg *msg, const char *arg, int a_prefix,
 	len = get_number(slash + 1, "prefix length");
 	if (len > 255)
 		usage_error("\"%s\" is not a valid prefix length", slash + 1);
-	nla_put(msg, a_prefix, sizeof(a6), &a6);
-	nla_put_u8(msg, a_len, len);
+	p->set = true;
+	p->addr = a6;
+	p->len = len;
 }
 
 /* The optional "prefix PREFIX" that ends a command. */
-static void parse_prefix_arg(int argc, char **argv, struct nl_msg *msg,
-			     int a_prefix, int a_len)
+static void parse_prefix_arg(int argc, char **argv, struct prefix *p)
 {
 	while (argc > 0) {
 		if (!strcmp(*argv, "prefix"))
-			put_prefix(msg, next_arg(&argc, &argv, "prefix"),
-				   a_prefix, a_len);
+			get_prefix(p, next_arg(&argc, &argv, "prefix"));
 		else
 			usage_error(HICN_UNKNOWN, *argv);
 		argc--;
@@ -94,29 +96,28 @@ static void parse_prefix_arg(int argc, char **argv, struct nl_msg *msg,
 	}
 }
 
-static void print_prefix(const char *key, const char *fmt, struct nlattr *a,
-			 struct nlattr *len)
+/* An address (when @has_addr) and its length (when @len >= 0). */
+static void print_prefix(const char *key, const char *fmt, bool has_addr,
+			 const struct in6_addr *a, int len)
 {
 	char addr[INET6_ADDRSTRLEN] = "?";
 	char buf[INET6_ADDRSTRLEN + 8];
 
-	if (a && nla_len(a) == 16)
-		inet_ntop(AF_INET6, nla_data(a), addr, sizeof(addr));
-	if (len)
-		snprintf(buf, sizeof(buf), "%s/%u", addr, nla_get_u8(len));
+	if (has_addr)
+		inet_ntop(AF_INET6, a, addr, sizeof(addr));
+	if (len >= 0)
+		snprintf(buf, sizeof(buf), "%s/%u", addr, len);
 	else
 		snprintf(buf, sizeof(buf), "%s", addr);
 	print_string(key, fmt, buf);
 }
 
-/* Prints attribute @a of @tb, u32 or u64 by its length, if present. */
-static void print_attr(struct nlattr **tb, int a, const char *key,
-		       const char *fmt)
+/* Prints @val when attribute @a is in the mask @attrs. */
+static void print_attr(__u32 attrs, int a, const char *key, const char *fmt,
+		       __u64 val)
 {
-	if (!tb[a])
-		return;
-	print_uint(key, fmt, nla_len(tb[a]) == 8 ? nla_get_u64(tb[a]) :
-			     nla_get_u32(tb[a]));
+	if (attrs & HCN_ATTR(a))
+		print_uint(key, fmt, val);
 }
 
 /* Ends a one-object reply or a list: a newline after JSON. */
@@ -130,36 +131,40 @@ static int end_json(int err)
 /* ---- namespace ---- */
 
 /* A claim's attributes; @fmt prints the prefix. */
-static void namespace_fields(struct nlattr **tb, const char *fmt)
+static void namespace_fields(const struct hcn_namespace *ns, const char *fmt)
 {
-	print_prefix("prefix", fmt, tb[HICN_A_NAMESPACE_PREFIX],
-		     tb[HICN_A_NAMESPACE_PREFIX_LEN]);
-	print_attr(tb, HICN_A_NAMESPACE_UID, "uid", " uid %llu");
-	print_attr(tb, HICN_A_NAMESPACE_INODE, "inode", " inode %llu");
-	print_attr(tb, HICN_A_NAMESPACE_FACE_ID, "face", " face %llu");
-	print_attr(tb, HICN_A_NAMESPACE_NAMES, "names", " names %llu");
-	print_attr(tb, HICN_A_NAMESPACE_VERSIONS, "versions",
-		   " versions %llu");
-	print_attr(tb, HICN_A_NAMESPACE_MEM, "mem", " mem %llu");
+	__u32 a = ns->attrs;
+
+	print_prefix("prefix", fmt, a & HCN_ATTR(HICN_A_NAMESPACE_PREFIX),
+		     &ns->prefix, a & HCN_ATTR(HICN_A_NAMESPACE_PREFIX_LEN) ?
+		     ns->prefix_len : -1);
+	print_attr(a, HICN_A_NAMESPACE_UID, "uid", " uid %llu", ns->uid);
+	print_attr(a, HICN_A_NAMESPACE_INODE, "inode", " inode %llu",
+		   ns->inode);
+	print_attr(a, HICN_A_NAMESPACE_FACE_ID, "face", " face %llu",
+		   ns->face_id);
+	print_attr(a, HICN_A_NAMESPACE_NAMES, "names", " names %llu",
+		   ns->names);
+	print_attr(a, HICN_A_NAMESPACE_VERSIONS, "versions",
+		   " versions %llu", ns->versions);
+	print_attr(a, HICN_A_NAMESPACE_MEM, "mem", " mem %llu", ns->mem);
 }
 
-static int namespace_print(struct nl_msg *msg, void *arg)
+static int namespace_print(const struct hcn_namespace *ns, void *arg)
 {
-	struct nlattr *tb[HICN_A_NAMESPACE_MAX + 1];
-
 	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_NAMESPACE_MAX, NULL))
-		return NL_SKIP;
 	print_open_object(NULL);
-	namespace_fields(tb, "%s");
+	namespace_fields(ns, "%s");
 	print_close_object();
 	print_nl();
-	return NL_OK;
+	return 0;
 }
 
 static int do_namespace(int argc, char **argv)
 {
-	struct nl_msg *msg;
+	struct prefix p = {};
+	struct hcn_namespace ns;
+	bool dump;
 	int err;
 
 	if (argc > 0 && matches(*argv, "help")) {
@@ -173,107 +178,138 @@ static int do_namespace(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	msg = nl_request(HICN_CMD_NAMESPACE_GET, argc == 0);
-	parse_prefix_arg(argc, argv, msg, HICN_A_NAMESPACE_PREFIX,
-			 HICN_A_NAMESPACE_PREFIX_LEN);
+	dump = argc == 0;
+	parse_prefix_arg(argc, argv, &p);
 	print_open_array(NULL);
-	err = nl_transact(msg, namespace_print, NULL);
+	if (dump) {
+		err = hcn_namespace_dump(namespace_print, NULL);
+	} else {
+		err = hcn_namespace_get(&p.addr, p.len, &ns);
+		if (!err)
+			namespace_print(&ns, NULL);
+	}
+	err = kernel_error(err);
 	print_close_array();
 	return end_json(err);
 }
 
 /* ---- content store ---- */
 
-static int cs_print(struct nl_msg *msg, void *arg)
+/* The counters a collector adds to a show with -s. */
+static void print_gc(__u64 runs, __u64 steps)
 {
-	struct nlattr *tb[HICN_A_CS_MAX + 1];
-
-	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_CS_MAX, NULL))
-		return NL_SKIP;
-	print_open_object(NULL);
-	print_attr(tb, HICN_A_CS_ENTRIES, "entries", "entries %llu");
-	print_attr(tb, HICN_A_CS_BYTES, "bytes", " bytes %llu");
-	print_attr(tb, HICN_A_CS_MAX_ENTRIES, "capacity", " capacity %llu");
-	print_attr(tb, HICN_A_CS_MEM_MAX, "mem", " mem %llu");
-	print_attr(tb, HICN_A_CS_HITS, "hits", " hits %llu");
-	print_attr(tb, HICN_A_CS_MISSES, "misses", " misses %llu");
-	print_attr(tb, HICN_A_CS_EVICTIONS, "evictions", " evictions %llu");
-	print_close_object();
-	print_nl();
-	return NL_OK;
+	print_uint("gc_runs", " gc-runs %llu", runs);
+	print_uint("gc_steps", " gc-steps %llu", steps);
 }
 
-static int cs_entry_print(struct nl_msg *msg, void *arg)
+/* -s: the forwarder's counters, or NULL (error printed). */
+static const struct hcn_counters *get_counters(void)
 {
-	struct nlattr *tb[HICN_A_CS_ENTRY_MAX + 1];
+	static struct hcn_counters c;
+	int n = hcn_counters_get(&c, sizeof(c));
 
-	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_CS_ENTRY_MAX, NULL))
-		return NL_SKIP;
+	return kernel_error(n < 0 ? n : 0) ? NULL : &c;
+}
+
+static int cs_print(const struct hcn_cs *cs, const struct hcn_counters *c)
+{
+	__u32 a = cs->attrs;
+
 	print_open_object(NULL);
-	print_prefix("name", "%s", tb[HICN_A_CS_ENTRY_NAME], NULL);
-	print_attr(tb, HICN_A_CS_ENTRY_VERSION, "version", " version %llu");
-	print_attr(tb, HICN_A_CS_ENTRY_SEGMENT, "segment", " segment %llu");
-	print_attr(tb, HICN_A_CS_ENTRY_FINAL_SEGMENT, "final",
-		   "/%llu");
-	print_attr(tb, HICN_A_CS_ENTRY_SIZE, "size", " size %llu");
-	print_attr(tb, HICN_A_CS_ENTRY_OBJECT_SIZE, "object_size",
-		   " object %llu");
-	if (tb[HICN_A_CS_ENTRY_EXPIRES_MS])
-		print_attr(tb, HICN_A_CS_ENTRY_EXPIRES_MS, "expires_ms",
-			   " expires %llums");
+	print_attr(a, HICN_A_CS_ENTRIES, "entries", "entries %llu",
+		   cs->entries);
+	print_attr(a, HICN_A_CS_BYTES, "bytes", " bytes %llu", cs->bytes);
+	print_attr(a, HICN_A_CS_MAX_ENTRIES, "capacity", " capacity %llu",
+		   cs->max_entries);
+	print_attr(a, HICN_A_CS_MEM_MAX, "mem", " mem %llu", cs->mem_max);
+	print_attr(a, HICN_A_CS_HITS, "hits", " hits %llu", cs->hits);
+	print_attr(a, HICN_A_CS_MISSES, "misses", " misses %llu", cs->misses);
+	print_attr(a, HICN_A_CS_EVICTIONS, "evictions", " evictions %llu",
+		   cs->evictions);
+	if (c)
+		print_gc(c->cs_gc_runs, c->cs_gc_steps);
 	print_close_object();
 	print_nl();
-	return NL_OK;
+	return 0;
+}
+
+static int cs_entry_print(const struct hcn_cs_entry *e, void *arg)
+{
+	__u32 a = e->attrs;
+
+	(void)arg;
+	print_open_object(NULL);
+	print_prefix("name", "%s", a & HCN_ATTR(HICN_A_CS_ENTRY_NAME), &e->name,
+		     -1);
+	print_attr(a, HICN_A_CS_ENTRY_VERSION, "version", " version %llu",
+		   e->version);
+	print_attr(a, HICN_A_CS_ENTRY_SEGMENT, "segment", " segment %llu",
+		   e->segment);
+	print_attr(a, HICN_A_CS_ENTRY_FINAL_SEGMENT, "final", "/%llu",
+		   e->final_segment);
+	print_attr(a, HICN_A_CS_ENTRY_SIZE, "size", " size %llu", e->size);
+	print_attr(a, HICN_A_CS_ENTRY_OBJECT_SIZE, "object_size",
+		   " object %llu", e->object_size);
+	print_attr(a, HICN_A_CS_ENTRY_EXPIRES_MS, "expires_ms",
+		   " expires %llums", e->expires_ms);
+	print_close_object();
+	print_nl();
+	return 0;
 }
 
 static int cs_set(int argc, char **argv)
 {
-	struct nl_msg *msg;
+	struct hcn_cs cs = {};
 
-	msg = nl_request(HICN_CMD_CS_SET, false);
 	for (; argc > 0; argc--, argv++) {
-		if (!strcmp(*argv, "capacity"))
-			nla_put_u32(msg, HICN_A_CS_MAX_ENTRIES,
-				    get_number(next_arg(&argc, &argv, "capacity"),
-					       "capacity"));
-		else if (!strcmp(*argv, "mem"))
-			nla_put_u64(msg, HICN_A_CS_MEM_MAX,
-				    get_u64(next_arg(&argc, &argv, "mem"),
-					    "byte count"));
-		else
+		if (!strcmp(*argv, "capacity")) {
+			cs.max_entries = get_number(next_arg(&argc, &argv,
+							     "capacity"),
+						    "capacity");
+			cs.attrs |= HCN_ATTR(HICN_A_CS_MAX_ENTRIES);
+		} else if (!strcmp(*argv, "mem")) {
+			cs.mem_max = get_u64(next_arg(&argc, &argv, "mem"),
+					     "byte count");
+			cs.attrs |= HCN_ATTR(HICN_A_CS_MEM_MAX);
+		} else {
 			usage_error(HICN_UNKNOWN, *argv);
+		}
 	}
-	return nl_transact(msg, NULL, NULL) ? EXIT_KERNEL : 0;
+	return kernel_error(hcn_cs_set(&cs)) ? EXIT_KERNEL : 0;
 }
 
 static int do_cs(int argc, char **argv)
 {
-	struct nl_msg *msg;
+	const struct hcn_counters *c = NULL;
+	struct prefix p = {};
+	struct hcn_cs cs;
 	int err;
 
 	if (argc < 1 || matches(*argv, "show")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
-		err = nl_transact(nl_request(HICN_CMD_CS_GET, false), cs_print,
-				  NULL);
+		err = kernel_error(hcn_cs_get(&cs));
+		if (!err && show_stats) {
+			c = get_counters();
+			err = !c;
+		}
+		if (!err)
+			cs_print(&cs, c);
 		return end_json(err);
 	}
 	if (matches(*argv, "entries")) {
-		msg = nl_request(HICN_CMD_CS_ENTRY_GET, true);
-		parse_prefix_arg(argc - 1, argv + 1, msg, HICN_A_CS_ENTRY_PREFIX,
-				 HICN_A_CS_ENTRY_PREFIX_LEN);
+		parse_prefix_arg(argc - 1, argv + 1, &p);
 		print_open_array(NULL);
-		err = nl_transact(msg, cs_entry_print, NULL);
+		err = kernel_error(hcn_cs_entry_dump(p.set ? &p.addr : NULL,
+						     p.len, cs_entry_print,
+						     NULL));
 		print_close_array();
 		return end_json(err);
 	}
 	if (matches(*argv, "flush")) {
-		msg = nl_request(HICN_CMD_CS_FLUSH, false);
-		parse_prefix_arg(argc - 1, argv + 1, msg, HICN_A_CS_PREFIX,
-				 HICN_A_CS_PREFIX_LEN);
-		return nl_transact(msg, NULL, NULL) ? EXIT_KERNEL : 0;
+		parse_prefix_arg(argc - 1, argv + 1, &p);
+		return kernel_error(hcn_cs_flush(p.set ? &p.addr : NULL,
+						 p.len)) ? EXIT_KERNEL : 0;
 	}
 	if (matches(*argv, "set"))
 		return cs_set(argc - 1, argv + 1);
@@ -286,30 +322,36 @@ static int do_cs(int argc, char **argv)
 
 /* ---- PIT ---- */
 
-static int pit_print(struct nl_msg *msg, void *arg)
+static void pit_print(const struct hcn_pit *pit, const struct hcn_counters *c)
 {
-	struct nlattr *tb[HICN_A_PIT_MAX + 1];
+	__u32 a = pit->attrs;
 
-	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_PIT_MAX, NULL))
-		return NL_SKIP;
 	print_open_object(NULL);
-	print_attr(tb, HICN_A_PIT_ENTRIES, "entries", "entries %llu");
-	print_attr(tb, HICN_A_PIT_ENTRIES_MAX, "max", " max %llu");
-	print_attr(tb, HICN_A_PIT_AGGREGATED, "aggregated",
-		   " aggregated %llu");
-	print_attr(tb, HICN_A_PIT_DROPS, "drops", " drops %llu");
-	print_attr(tb, HICN_A_PIT_EXPIRED, "expired", " expired %llu");
-	print_attr(tb, HICN_A_PIT_USER_MAX, "user_max", " user-max %llu");
-	print_attr(tb, HICN_A_PIT_USER_DROPS, "user_drops",
-		   " user-drops %llu");
+	print_attr(a, HICN_A_PIT_ENTRIES, "entries", "entries %llu",
+		   pit->entries);
+	print_attr(a, HICN_A_PIT_ENTRIES_MAX, "max", " max %llu",
+		   pit->entries_max);
+	print_attr(a, HICN_A_PIT_AGGREGATED, "aggregated",
+		   " aggregated %llu", pit->aggregated);
+	print_attr(a, HICN_A_PIT_DROPS, "drops", " drops %llu", pit->drops);
+	print_attr(a, HICN_A_PIT_EXPIRED, "expired", " expired %llu",
+		   pit->expired);
+	print_attr(a, HICN_A_PIT_USER_MAX, "user_max", " user-max %llu",
+		   pit->user_max);
+	print_attr(a, HICN_A_PIT_USER_DROPS, "user_drops",
+		   " user-drops %llu", pit->user_drops);
+	if (c)
+		print_gc(c->pit_gc_runs, c->pit_gc_steps);
 	print_close_object();
 	print_nl();
-	return NL_OK;
 }
 
 static int do_pit(int argc, char **argv)
 {
+	const struct hcn_counters *c = NULL;
+	struct hcn_pit pit;
+	int err;
+
 	if (argc > 0 && matches(*argv, "help")) {
 		hicn_usage();
 		return 0;
@@ -319,59 +361,76 @@ static int do_pit(int argc, char **argv)
 			    *argv);
 	if (argc > 1)
 		usage_error("\"%s\" is unexpected", argv[1]);
-	return end_json(nl_transact(nl_request(HICN_CMD_PIT_GET, false),
-				    pit_print, NULL));
+	err = kernel_error(hcn_pit_get(&pit));
+	if (!err && show_stats) {
+		c = get_counters();
+		err = !c;
+	}
+	if (!err)
+		pit_print(&pit, c);
+	return end_json(err);
 }
 
 /* ---- limits ---- */
 
-/* The limits by their sysctl's name (dashes), attribute and width. */
+/* The limits by their sysctl's name (dashes), attribute and member. */
+#define LIMIT(n, a, m, w) { n, a, w, offsetof(struct hcn_limits, m) }
 static const struct {
 	const char	*name;
 	int		attr;
 	bool		wide;
+	size_t		off;
 } limits[] = {
-	{ "pit-max",			HICN_A_LIMITS_PIT_MAX,		false },
-	{ "cs-max-entries",		HICN_A_LIMITS_CS_MAX_ENTRIES,	false },
-	{ "cs-mem-max",			HICN_A_LIMITS_CS_MEM_MAX,	true },
-	{ "prod-mem-max",		HICN_A_LIMITS_PROD_MEM_MAX,	true },
-	{ "unprivileged-prefix-min",
-		HICN_A_LIMITS_UNPRIVILEGED_PREFIX_MIN,			false },
-	{ "pit-user-max",		HICN_A_LIMITS_PIT_USER_MAX,	false },
-	{ "prod-user-mem-max",		HICN_A_LIMITS_PROD_USER_MEM_MAX, true },
+	LIMIT("pit-max", HICN_A_LIMITS_PIT_MAX, pit_max, false),
+	LIMIT("cs-max-entries", HICN_A_LIMITS_CS_MAX_ENTRIES, cs_max_entries,
+	      false),
+	LIMIT("cs-mem-max", HICN_A_LIMITS_CS_MEM_MAX, cs_mem_max, true),
+	LIMIT("prod-mem-max", HICN_A_LIMITS_PROD_MEM_MAX, prod_mem_max, true),
+	LIMIT("unprivileged-prefix-min", HICN_A_LIMITS_UNPRIVILEGED_PREFIX_MIN,
+	      unprivileged_prefix_min, false),
+	LIMIT("pit-user-max", HICN_A_LIMITS_PIT_USER_MAX, pit_user_max, false),
+	LIMIT("prod-user-mem-max", HICN_A_LIMITS_PROD_USER_MEM_MAX,
+	      prod_user_mem_max, true),
 };
 
-static int limits_print(struct nl_msg *msg, void *arg)
+static void limits_print(const struct hcn_limits *l)
 {
-	struct nlattr *tb[HICN_A_LIMITS_MAX + 1];
 	char fmt[48];
 	size_t i;
 
-	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_LIMITS_MAX, NULL))
-		return NL_SKIP;
 	print_open_object(NULL);
 	for (i = 0; i < ARRAY_SIZE(limits); i++) {
+		const char *p = (const char *)l + limits[i].off;
+		__u64 v = 0;
+		__u32 v32;
+
+		if (limits[i].wide) {
+			memcpy(&v, p, sizeof(v));
+		} else {
+			memcpy(&v32, p, sizeof(v32));
+			v = v32;
+		}
 		snprintf(fmt, sizeof(fmt), "%s%s %%llu", i ? " " : "",
 			 limits[i].name);
-		print_attr(tb, limits[i].attr, limits[i].name, fmt);
+		print_attr(l->attrs, limits[i].attr, limits[i].name, fmt, v);
 	}
 	print_close_object();
 	print_nl();
-	return NL_OK;
 }
 
 static int do_limits(int argc, char **argv)
 {
-	struct nl_msg *msg;
+	struct hcn_limits l = {};
 	size_t i;
+	int err;
 
 	if (argc < 1 || matches(*argv, "show")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
-		return end_json(nl_transact(nl_request(HICN_CMD_LIMITS_GET,
-						       false),
-					    limits_print, NULL));
+		err = kernel_error(hcn_limits_get(&l));
+		if (!err)
+			limits_print(&l);
+		return end_json(err);
 	}
 	if (matches(*argv, "help")) {
 		hicn_usage();
@@ -381,24 +440,30 @@ static int do_limits(int argc, char **argv)
 		usage_error("command \"%s\" is unknown, try \"hicnctl hicn help\"",
 			    *argv);
 
-	msg = nl_request(HICN_CMD_LIMITS_SET, false);
 	for (argc--, argv++; argc > 0; argc--, argv++) {
+		char *p;
+
 		for (i = 0; i < ARRAY_SIZE(limits); i++)
 			if (!strcmp(*argv, limits[i].name))
 				break;
 		if (i == ARRAY_SIZE(limits))
 			usage_error(HICN_UNKNOWN, *argv);
-		if (limits[i].wide)
-			nla_put_u64(msg, limits[i].attr,
-				    get_u64(next_arg(&argc, &argv, limits[i].name),
-					    limits[i].name));
-		else
-			nla_put_u32(msg, limits[i].attr,
-				    get_number(next_arg(&argc, &argv,
-							limits[i].name),
-					       limits[i].name));
+		p = (char *)&l + limits[i].off;
+		if (limits[i].wide) {
+			__u64 v = get_u64(next_arg(&argc, &argv, limits[i].name),
+					  limits[i].name);
+
+			memcpy(p, &v, sizeof(v));
+		} else {
+			__u32 v = get_number(next_arg(&argc, &argv,
+						      limits[i].name),
+					     limits[i].name);
+
+			memcpy(p, &v, sizeof(v));
+		}
+		l.attrs |= HCN_ATTR(limits[i].attr);
 	}
-	return nl_transact(msg, NULL, NULL) ? EXIT_KERNEL : 0;
+	return kernel_error(hcn_limits_set(&l)) ? EXIT_KERNEL : 0;
 }
 
 /* ---- stats ---- */
@@ -415,51 +480,36 @@ static const char *const counter_names[] = {
 	"pit_gc_runs", "pit_gc_steps",
 };
 
-static int stats_print(struct nl_msg *msg, void *arg)
-{
-	struct nlattr *tb[HICN_A_COUNTERS_MAX + 1];
-	char fmt[40];
-	size_t i;
-
-	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, HICN_A_COUNTERS_MAX, NULL))
-		return NL_SKIP;
-	print_open_object(NULL);
-	for (i = 0; i < ARRAY_SIZE(counter_names); i++) {
-		snprintf(fmt, sizeof(fmt), "%s %%llu\n", counter_names[i]);
-		print_attr(tb, HICN_A_COUNTERS_PAD + 1 + i, counter_names[i],
-			   fmt);
-	}
-	print_close_object();
-	return NL_OK;
-}
-
 static int do_stats(int argc, char **argv)
 {
+	__u64 val[HCN_COUNTERS_NUM];
+	char fmt[40];
+	int i, n;
+
 	if (argc > 0)
 		usage_error("\"%s\" is unexpected", argv[0]);
-	return end_json(nl_transact(nl_request(HICN_CMD_COUNTERS_GET, false),
-				    stats_print, NULL));
+	n = hcn_counters_get((struct hcn_counters *)val, sizeof(val));
+	if (kernel_error(n < 0 ? n : 0))
+		return end_json(n);
+	print_open_object(NULL);
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(counter_names); i++) {
+		snprintf(fmt, sizeof(fmt), "%s %%llu\n", counter_names[i]);
+		print_uint(counter_names[i], fmt, val[i]);
+	}
+	print_close_object();
+	return end_json(0);
 }
 
 /* ---- monitor ---- */
 
-static const char *const event_names[] = {
-	[HICN_CMD_NAMESPACE_CLAIMED]	= "namespace-claimed",
-	[HICN_CMD_NAMESPACE_RELEASED]	= "namespace-released",
-};
-
-static int event_print(struct nl_msg *msg, void *arg)
+static int event_print(const struct hcn_event *ev, void *arg)
 {
-	struct nlattr *tb[HICN_A_NAMESPACE_MAX + 1];
-
 	(void)arg;
-	if (!event_open(msg, event_names, ARRAY_SIZE(event_names), tb,
-			HICN_A_NAMESPACE_MAX))
-		return NL_SKIP;
-	namespace_fields(tb, " %s");
+	event_open(ev->type == HICN_CMD_NAMESPACE_CLAIMED ?
+		   "namespace-claimed" : "namespace-released");
+	namespace_fields(&ev->ns, " %s");
 	event_close();
-	return NL_OK;
+	return 0;
 }
 
 int do_hicn(int argc, char **argv)
@@ -468,7 +518,7 @@ int do_hicn(int argc, char **argv)
 		hicn_usage();
 		return argc < 1 ? EXIT_USAGE : 0;
 	}
-	nl_open(HICN_FAMILY_NAME);
+	need_family(HICN_FAMILY_NAME);
 	if (matches(*argv, "namespace"))
 		return do_namespace(argc - 1, argv + 1);
 	if (matches(*argv, "cs"))
@@ -482,8 +532,8 @@ int do_hicn(int argc, char **argv)
 	if (matches(*argv, "monitor")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
-		return nl_monitor(HICN_FAMILY_NAME, HICN_MCGRP_EVENTS,
-				  event_print);
+		return monitor_error(HICN_FAMILY_NAME,
+				     hcn_monitor(event_print, NULL));
 	}
 	usage_error("object \"hicn %s\" is unknown, try \"hicnctl hicn help\"", *argv);
 }

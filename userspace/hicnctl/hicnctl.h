@@ -12,13 +12,13 @@
 #include <stdnoreturn.h>
 #include <linux/types.h>
 
-struct nl_msg;
-
 /* Exit statuses, as ip(8) uses them. */
 #define EXIT_USAGE	1	/* bad command line, no such namespace, ... */
 #define EXIT_KERNEL	2	/* the kernel refused the request */
 
-extern bool json;
+extern bool json;	/* -j */
+extern bool pretty;	/* -p: JSON, indented */
+extern bool show_stats;	/* -s: the collectors' counters in cs and pit */
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -35,17 +35,15 @@ unsigned long get_number(const char *arg, const char *what);	/* u32 */
 __u64 get_u64(const char *arg, const char *what);
 
 /*
- * One generic netlink session with @family.  A request is built with
- * nl_request(), filled with libnl's nla_put_*() and sent with
- * nl_transact(), which calls @cb for every answer and returns 0 or
- * -errno; the kernel's extack message, if any, is printed with the error.
+ * Requests go through libhcn.  need_family() exits when @family is not
+ * registered; kernel_error() prints a failed call's errno with the
+ * kernel's extack message ("Error: <message>: <strerror>.") and returns
+ * it (0 for a success, or a count); monitor_error() prints why a monitor
+ * ended and returns EXIT_KERNEL.
  */
-typedef int (*nl_answer_cb)(struct nl_msg *msg, void *arg);
-
-int nl_open(const char *family);
-struct nl_msg *nl_request(__u8 cmd, bool dump);
-int nl_transact(struct nl_msg *msg, nl_answer_cb cb, void *arg);
-int nl_monitor(const char *family, const char *group, nl_answer_cb cb);
+void need_family(const char *family);
+int kernel_error(int err);
+int monitor_error(const char *family, int err);
 
 /*
  * The printer: text, or JSON with -j.  Keys are ignored in text mode; a
@@ -61,9 +59,8 @@ void print_flag(const char *word);	/* element of an open array */
 void print_nl(void);
 void print_reset(void);	/* the next output starts a new JSON document */
 
-struct nlattr;
-bool event_open(struct nl_msg *msg, const char *const *names,
-		unsigned int n, struct nlattr **tb, int maxattr);
+/* A notification: "[name] ..." on one line, or one JSON document. */
+void event_open(const char *name);
 void event_close(void);
 
 /*

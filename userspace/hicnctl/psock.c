@@ -18,10 +18,7 @@
 #include <sys/socket.h>
 
 #include <linux/psock.h>
-#include <linux/psock_netlink.h>
-#include <netlink/attr.h>
-#include <netlink/genl/genl.h>
-#include <netlink/msg.h>
+#include <hcn.h>
 
 #include "hicnctl.h"
 
@@ -60,59 +57,51 @@ static const struct {
 
 /* ---- endpoint ---- */
 
-static int endpoint_print(struct nl_msg *msg, void *arg)
+static int endpoint_print(const struct hcn_psock_endpoint *ep, void *arg)
 {
-	struct nlattr *tb[PSOCK_A_ENDPOINT_MAX + 1];
 	char addr[INET6_ADDRSTRLEN] = "?", ifname[IF_NAMESIZE];
-	__u32 flags = 0;
+	__u32 a = ep->attrs;
 	size_t i;
 
 	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PSOCK_A_ENDPOINT_MAX, NULL))
-		return NL_SKIP;
-	if (tb[PSOCK_A_ENDPOINT_ADDR4])
-		inet_ntop(AF_INET, nla_data(tb[PSOCK_A_ENDPOINT_ADDR4]), addr,
-			  sizeof(addr));
-	else if (tb[PSOCK_A_ENDPOINT_ADDR6])
-		inet_ntop(AF_INET6, nla_data(tb[PSOCK_A_ENDPOINT_ADDR6]), addr,
-			  sizeof(addr));
+	if (a & HCN_ATTR(PSOCK_A_ENDPOINT_ADDR4))
+		inet_ntop(AF_INET, &ep->addr.v4, addr, sizeof(addr));
+	else if (a & HCN_ATTR(PSOCK_A_ENDPOINT_ADDR6))
+		inet_ntop(AF_INET6, &ep->addr.v6, addr, sizeof(addr));
 
 	print_open_object(NULL);
 	print_string("address", "%s", addr);
-	if (tb[PSOCK_A_ENDPOINT_ID])
-		print_uint("id", " id %llu", nla_get_u8(tb[PSOCK_A_ENDPOINT_ID]));
-	if (tb[PSOCK_A_ENDPOINT_FLAGS])
-		flags = nla_get_u32(tb[PSOCK_A_ENDPOINT_FLAGS]);
+	if (a & HCN_ATTR(PSOCK_A_ENDPOINT_ID))
+		print_uint("id", " id %llu", ep->id);
 	print_open_array("flags");
 	for (i = 0; i < ARRAY_SIZE(endpoint_flags); i++)
-		if (flags & endpoint_flags[i].bit)
+		if (ep->flags & endpoint_flags[i].bit)
 			print_flag(endpoint_flags[i].name);
 	print_close_array();
-	if (tb[PSOCK_A_ENDPOINT_IFINDEX]) {
-		__s32 ifindex = (__s32)nla_get_u32(tb[PSOCK_A_ENDPOINT_IFINDEX]);
-
-		if (ifindex > 0 && if_indextoname(ifindex, ifname))
+	if (a & HCN_ATTR(PSOCK_A_ENDPOINT_IFINDEX)) {
+		if (ep->ifindex > 0 && if_indextoname(ep->ifindex, ifname))
 			print_string("dev", " dev %s", ifname);
-		else if (ifindex > 0)
-			print_uint("ifindex", " ifindex %llu", ifindex);
+		else if (ep->ifindex > 0)
+			print_uint("ifindex", " ifindex %llu", ep->ifindex);
 	}
 	print_close_object();
 	print_nl();
-	return NL_OK;
+	return 0;
 }
 
 static int endpoint_show(int argc, char **argv)
 {
-	struct nl_msg *msg;
+	struct hcn_psock_endpoint ep;
+	bool dump = argc == 0;
+	__u8 id = 0;
 	int err;
 
-	msg = nl_request(PSOCK_CMD_ENDPOINT_GET, argc == 0);
 	while (argc > 0) {
 		if (matches(*argv, "id")) {
 			char *v = next_arg(&argc, &argv, "id");
 
-			nla_put_u8(msg, PSOCK_A_ENDPOINT_ID,
-				   get_number(v, "endpoint id"));
+			/* As the kernel sees it: the low byte. */
+			id = get_number(v, "endpoint id");
 		} else {
 			usage_error("\"%s\" is unknown, try \"hicnctl psock help\"", *argv);
 		}
@@ -120,7 +109,14 @@ static int endpoint_show(int argc, char **argv)
 		argv++;
 	}
 	print_open_array(NULL);
-	err = nl_transact(msg, endpoint_print, NULL);
+	if (dump) {
+		err = hcn_psock_endpoint_dump(endpoint_print, NULL);
+	} else {
+		err = hcn_psock_endpoint_get(id, &ep);
+		if (!err)
+			endpoint_print(&ep, NULL);
+	}
+	err = kernel_error(err);
 	print_close_array();
 	if (json)
 		putchar('\n');
@@ -129,14 +125,10 @@ static int endpoint_show(int argc, char **argv)
 
 static int endpoint_add(int argc, char **argv)
 {
-	struct in6_addr a6;
-	struct in_addr a4;
-	struct nl_msg *msg;
-	__u32 flags = 0;
+	struct hcn_psock_endpoint ep = {};
 	bool have_addr = false;
 	size_t i;
 
-	msg = nl_request(PSOCK_CMD_ENDPOINT_ADD, false);
 	while (argc > 0) {
 		if (!strcmp(*argv, "id")) {
 			char *v = next_arg(&argc, &argv, "id");
@@ -144,21 +136,27 @@ static int endpoint_add(int argc, char **argv)
 
 			if (id > 255)
 				usage_error("\"%s\" is not a valid endpoint id", v);
-			nla_put_u8(msg, PSOCK_A_ENDPOINT_ID, id);
+			ep.id = id;
+			ep.attrs |= HCN_ATTR(PSOCK_A_ENDPOINT_ID);
 		} else if (!strcmp(*argv, "dev")) {
 			char *v = next_arg(&argc, &argv, "dev");
 			unsigned int ifindex = if_nametoindex(v);
 
 			if (!ifindex)
 				usage_error("cannot find device \"%s\"", v);
-			nla_put_u32(msg, PSOCK_A_ENDPOINT_IFINDEX, ifindex);
-		} else if (!have_addr && inet_pton(AF_INET, *argv, &a4) == 1) {
-			nla_put_u16(msg, PSOCK_A_ENDPOINT_FAMILY, AF_INET);
-			nla_put(msg, PSOCK_A_ENDPOINT_ADDR4, 4, &a4);
+			ep.ifindex = ifindex;
+			ep.attrs |= HCN_ATTR(PSOCK_A_ENDPOINT_IFINDEX);
+		} else if (!have_addr &&
+			   inet_pton(AF_INET, *argv, &ep.addr.v4) == 1) {
+			ep.family = AF_INET;
+			ep.attrs |= HCN_ATTR(PSOCK_A_ENDPOINT_FAMILY) |
+				    HCN_ATTR(PSOCK_A_ENDPOINT_ADDR4);
 			have_addr = true;
-		} else if (!have_addr && inet_pton(AF_INET6, *argv, &a6) == 1) {
-			nla_put_u16(msg, PSOCK_A_ENDPOINT_FAMILY, AF_INET6);
-			nla_put(msg, PSOCK_A_ENDPOINT_ADDR6, 16, &a6);
+		} else if (!have_addr &&
+			   inet_pton(AF_INET6, *argv, &ep.addr.v6) == 1) {
+			ep.family = AF_INET6;
+			ep.attrs |= HCN_ATTR(PSOCK_A_ENDPOINT_FAMILY) |
+				    HCN_ATTR(PSOCK_A_ENDPOINT_ADDR6);
 			have_addr = true;
 		} else {
 			for (i = 0; i < ARRAY_SIZE(endpoint_flags); i++)
@@ -167,32 +165,31 @@ static int endpoint_add(int argc, char **argv)
 			if (i == ARRAY_SIZE(endpoint_flags))
 				usage_error("\"%s\" is not an address, a flag or a keyword",
 					    *argv);
-			flags |= endpoint_flags[i].bit;
+			ep.flags |= endpoint_flags[i].bit;
 		}
 		argc--;
 		argv++;
 	}
 	if (!have_addr)
 		usage_error("an endpoint needs an address");
-	if (flags)
-		nla_put_u32(msg, PSOCK_A_ENDPOINT_FLAGS, flags);
-	return nl_transact(msg, NULL, NULL) ? EXIT_KERNEL : 0;
+	if (ep.flags)
+		ep.attrs |= HCN_ATTR(PSOCK_A_ENDPOINT_FLAGS);
+	return kernel_error(hcn_psock_endpoint_add(&ep, NULL)) ? EXIT_KERNEL : 0;
 }
 
 static int endpoint_delete(int argc, char **argv)
 {
-	struct nl_msg *msg;
 	bool have_id = false;
+	__u8 id = 0;
 
-	msg = nl_request(PSOCK_CMD_ENDPOINT_DEL, false);
 	while (argc > 0) {
 		if (!strcmp(*argv, "id")) {
 			char *v = next_arg(&argc, &argv, "id");
-			unsigned long id = get_number(v, "endpoint id");
+			unsigned long n = get_number(v, "endpoint id");
 
-			if (id > 255)
+			if (n > 255)
 				usage_error("\"%s\" is not a valid endpoint id", v);
-			nla_put_u8(msg, PSOCK_A_ENDPOINT_ID, id);
+			id = n;
 			have_id = true;
 		} else {
 			usage_error("\"%s\" is unknown, try \"hicnctl psock help\"", *argv);
@@ -202,25 +199,24 @@ static int endpoint_delete(int argc, char **argv)
 	}
 	if (!have_id)
 		usage_error("delete needs \"id ID\"");
-	return nl_transact(msg, NULL, NULL) ? EXIT_KERNEL : 0;
+	return kernel_error(hcn_psock_endpoint_del(id)) ? EXIT_KERNEL : 0;
 }
 
 static int endpoint_flush(int argc, char **argv)
 {
-	struct nl_msg *msg;
+	int family = AF_UNSPEC;
 
-	msg = nl_request(PSOCK_CMD_ENDPOINT_FLUSH, false);
 	if (argc > 0) {
 		if (!strcmp(*argv, "inet"))
-			nla_put_u16(msg, PSOCK_A_ENDPOINT_FAMILY, AF_INET);
+			family = AF_INET;
 		else if (!strcmp(*argv, "inet6"))
-			nla_put_u16(msg, PSOCK_A_ENDPOINT_FAMILY, AF_INET6);
+			family = AF_INET6;
 		else
 			usage_error("\"%s\" is not inet or inet6", *argv);
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
 	}
-	return nl_transact(msg, NULL, NULL) ? EXIT_KERNEL : 0;
+	return kernel_error(hcn_psock_endpoint_flush(family)) ? EXIT_KERNEL : 0;
 }
 
 static int do_endpoint(int argc, char **argv)
@@ -242,43 +238,37 @@ static int do_endpoint(int argc, char **argv)
 
 /* ---- limits ---- */
 
-static int limits_print(struct nl_msg *msg, void *arg)
+static void limits_print(const struct hcn_psock_limits *l)
 {
-	struct nlattr *tb[PSOCK_A_LIMITS_MAX + 1];
-	__u32 d;
+	__u32 a = l->attrs;
 
-	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PSOCK_A_LIMITS_MAX, NULL))
-		return NL_SKIP;
 	print_open_object(NULL);
-	if (tb[PSOCK_A_LIMITS_RCMD_STREAM_CNT])
-		print_uint("rcmd", "rcmd %llu",
-			   nla_get_u32(tb[PSOCK_A_LIMITS_RCMD_STREAM_CNT]));
-	if (tb[PSOCK_A_LIMITS_MAX_STREAM_CNT])
-		print_uint("max", " max %llu",
-			   nla_get_u32(tb[PSOCK_A_LIMITS_MAX_STREAM_CNT]));
-	if (tb[PSOCK_A_LIMITS_DRIVER]) {
-		d = nla_get_u32(tb[PSOCK_A_LIMITS_DRIVER]);
-		if (d < ARRAY_SIZE(driver_names))
-			print_string("driver", " driver %s", driver_names[d]);
+	if (a & HCN_ATTR(PSOCK_A_LIMITS_RCMD_STREAM_CNT))
+		print_uint("rcmd", "rcmd %llu", l->rcmd_stream_cnt);
+	if (a & HCN_ATTR(PSOCK_A_LIMITS_MAX_STREAM_CNT))
+		print_uint("max", " max %llu", l->max_stream_cnt);
+	if (a & HCN_ATTR(PSOCK_A_LIMITS_DRIVER)) {
+		if (l->driver < ARRAY_SIZE(driver_names))
+			print_string("driver", " driver %s",
+				     driver_names[l->driver]);
 		else
-			print_uint("driver", " driver %llu", d);
+			print_uint("driver", " driver %llu", l->driver);
 	}
 	print_close_object();
 	print_nl();
-	return NL_OK;
 }
 
 static int do_limits(int argc, char **argv)
 {
-	struct nl_msg *msg;
+	struct hcn_psock_limits l = {};
 	int err;
 
 	if (argc < 1 || matches(*argv, "show")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
-		msg = nl_request(PSOCK_CMD_LIMITS_GET, false);
-		err = nl_transact(msg, limits_print, NULL);
+		err = kernel_error(hcn_psock_limits_get(&l));
+		if (!err)
+			limits_print(&l);
 		if (json)
 			putchar('\n');
 		return err ? EXIT_KERNEL : 0;
@@ -290,18 +280,17 @@ static int do_limits(int argc, char **argv)
 	if (!matches(*argv, "set"))
 		usage_error("command \"%s\" is unknown, try \"hicnctl psock help\"", *argv);
 
-	msg = nl_request(PSOCK_CMD_LIMITS_SET, false);
 	for (argc--, argv++; argc > 0; argc--, argv++) {
 		if (!strcmp(*argv, "rcmd")) {
 			char *v = next_arg(&argc, &argv, "rcmd");
 
-			nla_put_u32(msg, PSOCK_A_LIMITS_RCMD_STREAM_CNT,
-				    get_number(v, "stream count"));
+			l.rcmd_stream_cnt = get_number(v, "stream count");
+			l.attrs |= HCN_ATTR(PSOCK_A_LIMITS_RCMD_STREAM_CNT);
 		} else if (!strcmp(*argv, "max")) {
 			char *v = next_arg(&argc, &argv, "max");
 
-			nla_put_u32(msg, PSOCK_A_LIMITS_MAX_STREAM_CNT,
-				    get_number(v, "stream count"));
+			l.max_stream_cnt = get_number(v, "stream count");
+			l.attrs |= HCN_ATTR(PSOCK_A_LIMITS_MAX_STREAM_CNT);
 		} else if (!strcmp(*argv, "driver")) {
 			char *v = next_arg(&argc, &argv, "driver");
 			size_t d;
@@ -309,105 +298,82 @@ static int do_limits(int argc, char **argv)
 			for (d = 0; d < ARRAY_SIZE(driver_names); d++)
 				if (!strcmp(v, driver_names[d]))
 					break;
-			nla_put_u32(msg, PSOCK_A_LIMITS_DRIVER,
-				    d < ARRAY_SIZE(driver_names) ? d :
-				    get_number(v, "driver"));
+			l.driver = d < ARRAY_SIZE(driver_names) ? d :
+				   get_number(v, "driver");
+			l.attrs |= HCN_ATTR(PSOCK_A_LIMITS_DRIVER);
 		} else {
 			usage_error("\"%s\" is unknown, try \"hicnctl psock help\"", *argv);
 		}
 	}
-	return nl_transact(msg, NULL, NULL) ? EXIT_KERNEL : 0;
+	return kernel_error(hcn_psock_limits_set(&l)) ? EXIT_KERNEL : 0;
 }
 
 /* ---- stats ---- */
 
-/* The names of /proc/net/psock, by attribute. */
-static const char *const counter_names[PSOCK_A_COUNTERS_MAX + 1] = {
-	[PSOCK_A_COUNTERS_ACTIVE_OPENS]		= "ActiveOpens",
-	[PSOCK_A_COUNTERS_PASSIVE_OPENS]	= "PassiveOpens",
-	[PSOCK_A_COUNTERS_FALLBACKS]		= "Fallbacks",
-	[PSOCK_A_COUNTERS_HANDSHAKE_FAILS]	= "HandshakeFails",
-	[PSOCK_A_COUNTERS_SUBFLOWS_OPENED]	= "SubflowsOpened",
-	[PSOCK_A_COUNTERS_SUBFLOWS_JOINED]	= "SubflowsJoined",
-	[PSOCK_A_COUNTERS_BLOCKS_SENT]		= "BlocksSent",
-	[PSOCK_A_COUNTERS_BLOCKS_RECEIVED]	= "BlocksReceived",
-	[PSOCK_A_COUNTERS_BLOCKS_COPIED]	= "BlocksCopied",
-	[PSOCK_A_COUNTERS_CLOSE_TIMEOUTS]	= "CloseTimeouts",
-	[PSOCK_A_COUNTERS_LISTEN_OVERFLOWS]	= "ListenOverflows",
-	[PSOCK_A_COUNTERS_JOINS_MISSING]	= "JoinsMissing",
+/* The names of /proc/net/psock, in attribute order. */
+static const char *const counter_names[] = {
+	"ActiveOpens", "PassiveOpens", "Fallbacks", "HandshakeFails",
+	"SubflowsOpened", "SubflowsJoined", "BlocksSent", "BlocksReceived",
+	"BlocksCopied", "CloseTimeouts", "ListenOverflows", "JoinsMissing",
 };
 
-static int stats_print(struct nl_msg *msg, void *arg)
+static int do_stats(int argc, char **argv)
 {
-	struct nlattr *tb[PSOCK_A_COUNTERS_MAX + 1];
+	__u64 val[HCN_PSOCK_COUNTERS_NUM];
 	char fmt[32];
-	int i;
+	int i, n;
 
-	(void)arg;
-	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, PSOCK_A_COUNTERS_MAX, NULL))
-		return NL_SKIP;
+	if (argc > 0)
+		usage_error("\"%s\" is unexpected", argv[0]);
+	n = hcn_psock_counters_get((struct hcn_psock_counters *)val,
+				   sizeof(val));
+	if (kernel_error(n < 0 ? n : 0))
+		return EXIT_KERNEL;
 	print_open_object(NULL);
-	for (i = 0; i <= PSOCK_A_COUNTERS_MAX; i++) {
-		if (!counter_names[i] || !tb[i])
-			continue;
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(counter_names); i++) {
 		snprintf(fmt, sizeof(fmt), "%-16s %%llu\n", counter_names[i]);
-		print_uint(counter_names[i], fmt, nla_get_u64(tb[i]));
+		print_uint(counter_names[i], fmt, val[i]);
 	}
 	print_close_object();
 	if (json)
 		putchar('\n');
-	return NL_OK;
-}
-
-static int do_stats(int argc, char **argv)
-{
-	if (argc > 0)
-		usage_error("\"%s\" is unexpected", argv[0]);
-	return nl_transact(nl_request(PSOCK_CMD_COUNTERS_GET, false),
-			   stats_print, NULL) ? EXIT_KERNEL : 0;
+	return 0;
 }
 
 /* ---- monitor ---- */
 
-static void event_addr(struct nlattr **tb, int a4, int a6, int port,
+static void event_addr(const struct hcn_psock_event *ev, bool src,
 		       const char *kaddr, const char *kport, const char *fmt)
 {
+	int a4 = src ? PSOCK_A_SUBFLOW_EVENT_SADDR4 : PSOCK_A_SUBFLOW_EVENT_DADDR4;
+	int a6 = src ? PSOCK_A_SUBFLOW_EVENT_SADDR6 : PSOCK_A_SUBFLOW_EVENT_DADDR6;
+	int port = src ? PSOCK_A_SUBFLOW_EVENT_SPORT : PSOCK_A_SUBFLOW_EVENT_DPORT;
+	const void *v4 = src ? (const void *)&ev->saddr.v4 : &ev->daddr.v4;
+	const void *v6 = src ? (const void *)&ev->saddr.v6 : &ev->daddr.v6;
 	char addr[INET6_ADDRSTRLEN] = "?";
 
-	if (tb[a4])
-		inet_ntop(AF_INET, nla_data(tb[a4]), addr, sizeof(addr));
-	else if (tb[a6])
-		inet_ntop(AF_INET6, nla_data(tb[a6]), addr, sizeof(addr));
+	if (ev->attrs & HCN_ATTR(a4))
+		inet_ntop(AF_INET, v4, addr, sizeof(addr));
+	else if (ev->attrs & HCN_ATTR(a6))
+		inet_ntop(AF_INET6, v6, addr, sizeof(addr));
 	print_string(kaddr, fmt, addr);
-	if (tb[port])
-		print_uint(kport, ":%llu", ntohs(nla_get_u16(tb[port])));
+	if (ev->attrs & HCN_ATTR(port))
+		print_uint(kport, ":%llu", src ? ev->sport : ev->dport);
 }
 
-static const char *const event_names[] = {
-	[PSOCK_CMD_SUBFLOW_ESTABLISHED]	= "subflow-established",
-	[PSOCK_CMD_SUBFLOW_CLOSED]	= "subflow-closed",
-};
-
-static int event_print(struct nl_msg *msg, void *arg)
+static int event_print(const struct hcn_psock_event *ev, void *arg)
 {
-	struct nlattr *tb[PSOCK_A_SUBFLOW_EVENT_MAX + 1];
-
 	(void)arg;
-	if (!event_open(msg, event_names, ARRAY_SIZE(event_names), tb,
-			PSOCK_A_SUBFLOW_EVENT_MAX))
-		return NL_SKIP;
-	if (tb[PSOCK_A_SUBFLOW_EVENT_INDEX])
-		print_uint("index", " index %llu",
-			   nla_get_u8(tb[PSOCK_A_SUBFLOW_EVENT_INDEX]));
-	event_addr(tb, PSOCK_A_SUBFLOW_EVENT_SADDR4, PSOCK_A_SUBFLOW_EVENT_SADDR6,
-		   PSOCK_A_SUBFLOW_EVENT_SPORT, "saddr", "sport", " %s");
-	event_addr(tb, PSOCK_A_SUBFLOW_EVENT_DADDR4, PSOCK_A_SUBFLOW_EVENT_DADDR6,
-		   PSOCK_A_SUBFLOW_EVENT_DPORT, "daddr", "dport", " -> %s");
-	if (tb[PSOCK_A_SUBFLOW_EVENT_ERROR])
-		print_uint("error", " error %llu",
-			   nla_get_u32(tb[PSOCK_A_SUBFLOW_EVENT_ERROR]));
+	event_open(ev->type == PSOCK_CMD_SUBFLOW_ESTABLISHED ?
+		   "subflow-established" : "subflow-closed");
+	if (ev->attrs & HCN_ATTR(PSOCK_A_SUBFLOW_EVENT_INDEX))
+		print_uint("index", " index %llu", ev->index);
+	event_addr(ev, true, "saddr", "sport", " %s");
+	event_addr(ev, false, "daddr", "dport", " -> %s");
+	if (ev->attrs & HCN_ATTR(PSOCK_A_SUBFLOW_EVENT_ERROR))
+		print_uint("error", " error %llu", ev->error);
 	event_close();
-	return NL_OK;
+	return 0;
 }
 
 int do_psock(int argc, char **argv)
@@ -416,7 +382,7 @@ int do_psock(int argc, char **argv)
 		psock_usage();
 		return argc < 1 ? EXIT_USAGE : 0;
 	}
-	nl_open(PSOCK_FAMILY_NAME);
+	need_family(PSOCK_FAMILY_NAME);
 	if (matches(*argv, "endpoint"))
 		return do_endpoint(argc - 1, argv + 1);
 	if (matches(*argv, "limits"))
@@ -426,8 +392,8 @@ int do_psock(int argc, char **argv)
 	if (matches(*argv, "monitor")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
-		return nl_monitor(PSOCK_FAMILY_NAME, PSOCK_MCGRP_EVENTS,
-				  event_print);
+		return monitor_error(PSOCK_FAMILY_NAME,
+				     hcn_psock_monitor(event_print, NULL));
 	}
 	usage_error("object \"psock %s\" is unknown, try \"hicnctl psock help\"", *argv);
 }

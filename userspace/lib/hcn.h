@@ -18,7 +18,11 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <stddef.h>
+#include <linux/types.h>
 #include <linux/hicn.h>
+#include <linux/hicn_netlink.h>
+#include <linux/psock_netlink.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -234,6 +238,394 @@ int hcn_name_pton(const char *src, struct sockaddr_hicn *dst);
  */
 int hcn_name_ntop(const struct sockaddr_hicn *src, char *dst,
 		  socklen_t size);
+
+/*
+ * ---- Configuration: the "hicn" and "psock" generic netlink families ----
+ *
+ * Every function acts on the network namespace of the calling thread at
+ * the time of the call (each opens its own netlink socket) and returns 0
+ * (or a count, where said) or -errno; it never sets errno.  After a
+ * failure, hcn_extack_msg() holds the kernel's extended ack message, e.g.
+ * "prefix length is over 128" with -EINVAL.  Reading needs no privilege;
+ * every change needs CAP_NET_ADMIN in the user namespace owning the
+ * network namespace (-EPERM without).  -EPROTONOSUPPORT: the module of the
+ * family is not loaded.
+ *
+ * Structures carry "attrs", a mask of HCN_ATTR(attribute) bits with the
+ * attribute numbers of <linux/hicn_netlink.h> and <linux/psock_netlink.h>:
+ * filled by the kernel's answer (which members it sent), read by the
+ * *_set() and *_add() functions (which members to send).
+ */
+
+/* The bit of attribute @a in an "attrs" mask. */
+#define HCN_ATTR(a)		(1U << (a))
+
+/**
+ * hcn_extack_msg() - why the calling thread's last configuration call failed
+ *
+ * Return: the kernel's extended ack message of the last hcn_*() netlink
+ * call of this thread that failed (or the library's own reason, for the
+ * few errors found before asking the kernel), "" when there was none;
+ * never NULL.  Valid until the thread's next configuration call.
+ */
+const char *hcn_extack_msg(void);
+
+/**
+ * hcn_genl_family() - the id of a generic netlink family
+ * @name: HICN_FAMILY_NAME, PSOCK_FAMILY_NAME or any other family's name
+ *
+ * Return: the family's id (positive), -EPROTONOSUPPORT when it is not
+ * registered (the module is not loaded), or another -errno.
+ */
+int hcn_genl_family(const char *name);
+
+/* A namespace a producer claimed (HICN_A_NAMESPACE_*). */
+struct hcn_namespace {
+	__u32	attrs;
+	struct in6_addr	prefix;
+	__u8		prefix_len;
+	__u32	uid;		/* owner, in the netns's user namespace */
+	__u64	inode;		/* of the producer socket */
+	__u32	face_id;
+	__u32	names;		/* names the producer holds */
+	__u32	versions;	/* versions it holds */
+	__u64	mem;		/* bytes charged to it */
+};
+
+/*
+ * A dump's callback: called for each object; returning non-zero stops
+ * the calls and makes the dump function return that value.
+ */
+typedef int (*hcn_namespace_cb)(const struct hcn_namespace *ns, void *arg);
+
+/**
+ * hcn_namespace_get() - the claim of exactly one prefix
+ * @prefix: the prefix's address
+ * @prefix_len: its length, 1 to 128
+ * @ns: the claim (may be NULL to only test for it)
+ *
+ * Return: 0, -ENOENT if nothing claims it, -EINVAL for a bad prefix.
+ */
+int hcn_namespace_get(const struct in6_addr *prefix, unsigned int prefix_len,
+		      struct hcn_namespace *ns);
+
+/**
+ * hcn_namespace_dump() - every claim of the network namespace
+ * @cb: called for each claim
+ * @arg: passed to @cb
+ *
+ * Return: 0, the non-zero value @cb returned, or -errno.
+ */
+int hcn_namespace_dump(hcn_namespace_cb cb, void *arg);
+
+/* The content store (HICN_A_CS_*). */
+struct hcn_cs {
+	__u32	attrs;
+	__u32	entries;	/* segments stored */
+	__u64	bytes;		/* bytes charged */
+	__u32	max_entries;	/* capacity in segments */
+	__u64	mem_max;	/* capacity in bytes */
+	__u64	hits;
+	__u64	misses;
+	__u64	evictions;
+};
+
+/* A segment in the content store (HICN_A_CS_ENTRY_*). */
+struct hcn_cs_entry {
+	__u32	attrs;
+	struct in6_addr	name;
+	__u32	version;
+	__u32	segment;
+	__u32	final_segment;
+	__u32	size;		/* payload bytes of the segment */
+	__u64	object_size;
+	/* HCN_ATTR(HICN_A_CS_ENTRY_EXPIRES_MS) unset: never expires */
+	__u32	expires_ms;
+};
+
+typedef int (*hcn_cs_entry_cb)(const struct hcn_cs_entry *e, void *arg);
+
+/**
+ * hcn_cs_get() - the content store's size, capacity and counters
+ * @cs: where they go
+ *
+ * Return: 0 or -errno.
+ */
+int hcn_cs_get(struct hcn_cs *cs);
+
+/**
+ * hcn_cs_set() - set the content store's capacity
+ * @cs: max_entries and/or mem_max, chosen by their bits in attrs
+ *	(HICN_A_CS_MAX_ENTRIES, HICN_A_CS_MEM_MAX); ranges and errno are
+ *	those of the sysctls net.hicn.cs_max_entries and cs_mem_max
+ *
+ * Return: 0 or -errno (-EPERM without CAP_NET_ADMIN).
+ */
+int hcn_cs_set(const struct hcn_cs *cs);
+
+/**
+ * hcn_cs_flush() - empty the content store, or a prefix of it
+ * @prefix: NULL for everything, else the prefix whose names go
+ * @prefix_len: its length, 0 to 128
+ *
+ * Return: 0 or -errno (-EPERM without CAP_NET_ADMIN).
+ */
+int hcn_cs_flush(const struct in6_addr *prefix, unsigned int prefix_len);
+
+/**
+ * hcn_cs_entry_get() - one valid entry of the content store
+ * @name: the content name
+ * @version: its version
+ * @segment: the segment number
+ * @e: the entry (may be NULL)
+ *
+ * Return: 0, -ENOENT when the store does not hold it, or -errno.
+ */
+int hcn_cs_entry_get(const struct in6_addr *name, __u32 version,
+		     __u32 segment, struct hcn_cs_entry *e);
+
+/**
+ * hcn_cs_entry_dump() - the valid entries, or those within a prefix
+ * @prefix: NULL for all, else the prefix of the names to list
+ * @prefix_len: its length, 0 to 128
+ * @cb: called for each entry
+ * @arg: passed to @cb
+ *
+ * Return: 0, the non-zero value @cb returned, or -errno.
+ */
+int hcn_cs_entry_dump(const struct in6_addr *prefix, unsigned int prefix_len,
+		      hcn_cs_entry_cb cb, void *arg);
+
+/* The pending-interest table (HICN_A_PIT_*). */
+struct hcn_pit {
+	__u32	attrs;
+	__u32	entries;
+	__u32	entries_max;	/* net.hicn.pit_max */
+	__u64	aggregated;
+	__u64	drops;
+	__u64	expired;
+	__u32	user_max;	/* net.hicn.pit_user_max */
+	__u64	user_drops;
+};
+
+/**
+ * hcn_pit_get() - the pending-interest table's size, limits and counters
+ * @pit: where they go
+ *
+ * Return: 0 or -errno.
+ */
+int hcn_pit_get(struct hcn_pit *pit);
+
+/* The net.hicn limits of the namespace (HICN_A_LIMITS_*). */
+struct hcn_limits {
+	__u32	attrs;
+	__u32	pit_max;
+	__u32	cs_max_entries;
+	__u64	cs_mem_max;
+	__u64	prod_mem_max;
+	__u32	unprivileged_prefix_min;
+	__u32	pit_user_max;
+	__u64	prod_user_mem_max;
+};
+
+/**
+ * hcn_limits_get() - the namespace's limits
+ * @l: where they go
+ *
+ * Return: 0 or -errno.
+ */
+int hcn_limits_get(struct hcn_limits *l);
+
+/**
+ * hcn_limits_set() - change some of the namespace's limits
+ * @l: the values whose HICN_A_LIMITS_* bits are set in attrs; all are
+ *	checked before any is written
+ *
+ * Return: 0 or -errno: -EINVAL out of the sysctl's range or nothing to
+ * set, -EPERM without CAP_NET_ADMIN or above the ceiling of a namespace
+ * owned by another user namespace.
+ */
+int hcn_limits_set(const struct hcn_limits *l);
+
+/* The forwarder's counters, /proc/net/hicn_stat's lines in order. */
+struct hcn_counters {
+	__u64	pit_entries, pit_max, pit_aggregated, pit_drops;
+	__u64	pit_expired, pit_user_max, pit_user_drops;
+	__u64	cs_entries, cs_max_entries, cs_bytes, cs_mem_max;
+	__u64	cs_hits, cs_misses, cs_evictions, cs_gc_runs;
+	__u64	cs_gc_steps, fib_entries, faces, no_route;
+	__u64	interests, data, unsolicited, prod_mem, prod_names;
+	__u64	prod_held, prod_lookups, prod_lookup_steps;
+	__u64	prod_expiry_steps, cons_scan_steps, prod_held_steps;
+	__u64	pit_gc_runs, pit_gc_steps;
+};
+
+#define HCN_COUNTERS_NUM	32
+
+/**
+ * hcn_counters_get() - the forwarder's counters
+ * @c: where they go, in order (value i is attribute
+ *	HICN_A_COUNTERS_PAD + 1 + i)
+ * @size: sizeof(*@c) as the caller was compiled (later versions of the
+ *	structure grow at the end): only that much is written
+ *
+ * Return: the number of counters the kernel sent (members past it read
+ * 0), or -errno.
+ */
+int hcn_counters_get(struct hcn_counters *c, size_t size);
+
+/* A namespace event: type is HICN_CMD_NAMESPACE_CLAIMED or _RELEASED. */
+struct hcn_event {
+	int			type;
+	struct hcn_namespace	ns;	/* prefix, uid, inode, face_id */
+};
+
+typedef int (*hcn_event_cb)(const struct hcn_event *ev, void *arg);
+
+/**
+ * hcn_monitor() - wait for namespace events
+ * @cb: called for each event as it happens, until it returns non-zero
+ * @arg: passed to @cb
+ *
+ * Return: the non-zero value @cb returned, or -errno (-ENOBUFS: events
+ * were lost).
+ */
+int hcn_monitor(hcn_event_cb cb, void *arg);
+
+/* A PSOCK endpoint (PSOCK_A_ENDPOINT_*). */
+struct hcn_psock_endpoint {
+	__u32	attrs;
+	__u8		id;		/* 1 to 255 */
+	__u16	family;		/* AF_INET or AF_INET6 */
+	union {
+		struct in_addr	v4;	/* PSOCK_A_ENDPOINT_ADDR4 */
+		struct in6_addr	v6;	/* PSOCK_A_ENDPOINT_ADDR6 */
+	} addr;
+	__s32		ifindex;
+	__u32	flags;		/* PSOCK_ENDPOINT_FLAGS_* */
+};
+
+typedef int (*hcn_psock_endpoint_cb)(const struct hcn_psock_endpoint *ep,
+				     void *arg);
+
+/**
+ * hcn_psock_endpoint_add() - add a local address for extra subflows
+ * @ep: the members whose PSOCK_A_ENDPOINT_* bits are set in attrs
+ *	(family and the matching address are required; without id the
+ *	kernel picks one)
+ * @id: where the endpoint's id goes (may be NULL)
+ *
+ * Return: 0 or -errno: -EEXIST for an address or id already there,
+ * -ENOSPC beyond PSOCK_ENDPOINTS_MAX, -EPERM without CAP_NET_ADMIN.
+ */
+int hcn_psock_endpoint_add(const struct hcn_psock_endpoint *ep, __u8 *id);
+
+/**
+ * hcn_psock_endpoint_del() - delete an endpoint
+ * @id: its id
+ *
+ * Return: 0, -ENOENT when there is none, or -errno.
+ */
+int hcn_psock_endpoint_del(__u8 id);
+
+/**
+ * hcn_psock_endpoint_get() - one endpoint
+ * @id: its id
+ * @ep: the endpoint (may be NULL)
+ *
+ * Return: 0, -ENOENT when there is none, or -errno.
+ */
+int hcn_psock_endpoint_get(__u8 id, struct hcn_psock_endpoint *ep);
+
+/**
+ * hcn_psock_endpoint_dump() - every endpoint of the namespace
+ * @cb: called for each endpoint
+ * @arg: passed to @cb
+ *
+ * Return: 0, the non-zero value @cb returned, or -errno.
+ */
+int hcn_psock_endpoint_dump(hcn_psock_endpoint_cb cb, void *arg);
+
+/**
+ * hcn_psock_endpoint_flush() - delete every endpoint, or those of a family
+ * @family: AF_UNSPEC for all, AF_INET or AF_INET6
+ *
+ * Return: 0 or -errno.
+ */
+int hcn_psock_endpoint_flush(int family);
+
+/* PSOCK's defaults for new sockets (PSOCK_A_LIMITS_*). */
+struct hcn_psock_limits {
+	__u32	attrs;
+	__u32	rcmd_stream_cnt;
+	__u32	max_stream_cnt;
+	__u32	driver;		/* PSOCK_DRIVER_* */
+};
+
+/**
+ * hcn_psock_limits_get() - the default stream counts and driver
+ * @l: where they go
+ *
+ * Return: 0 or -errno.
+ */
+int hcn_psock_limits_get(struct hcn_psock_limits *l);
+
+/**
+ * hcn_psock_limits_set() - change the defaults
+ * @l: the members whose PSOCK_A_LIMITS_* bits are set in attrs; ranges
+ *	and errno (-EINVAL) are the sysctls'
+ *
+ * Return: 0 or -errno.
+ */
+int hcn_psock_limits_set(const struct hcn_psock_limits *l);
+
+/* The namespace's PSOCK counters, /proc/net/psock's in order. */
+struct hcn_psock_counters {
+	__u64	active_opens, passive_opens, fallbacks;
+	__u64	handshake_fails, subflows_opened, subflows_joined;
+	__u64	blocks_sent, blocks_received, blocks_copied;
+	__u64	close_timeouts, listen_overflows, joins_missing;
+};
+
+#define HCN_PSOCK_COUNTERS_NUM	12
+
+/**
+ * hcn_psock_counters_get() - the namespace's PSOCK counters
+ * @c: where they go (value i is attribute PSOCK_A_COUNTERS_PAD + 1 + i)
+ * @size: sizeof(*@c) as the caller was compiled
+ *
+ * Return: the number of counters the kernel sent, or -errno.
+ */
+int hcn_psock_counters_get(struct hcn_psock_counters *c, size_t size);
+
+/*
+ * A subflow event: type is PSOCK_CMD_SUBFLOW_ESTABLISHED or _CLOSED;
+ * ports in host order; error (closed only) a positive errno.
+ */
+struct hcn_psock_event {
+	int		type;
+	__u32	attrs;		/* PSOCK_A_SUBFLOW_EVENT_* bits */
+	__u16	family;
+	union {
+		struct in_addr	v4;
+		struct in6_addr	v6;
+	} saddr, daddr;
+	__u16	sport, dport;
+	__u8		index;
+	__u32	error;
+};
+
+typedef int (*hcn_psock_event_cb)(const struct hcn_psock_event *ev,
+				  void *arg);
+
+/**
+ * hcn_psock_monitor() - wait for subflow events
+ * @cb: called for each event as it happens, until it returns non-zero
+ * @arg: passed to @cb
+ *
+ * Return: the non-zero value @cb returned, or -errno.
+ */
+int hcn_psock_monitor(hcn_psock_event_cb cb, void *arg);
 
 #ifdef __cplusplus
 } /* extern "C" */
