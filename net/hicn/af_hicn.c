@@ -433,10 +433,14 @@ static int __init hicn_init(void)
 	if (err)
 		goto err_obj;
 
+	err = hicn_udp_init();
+	if (err)
+		goto err_cs;
+
 	err = proto_register(&hicn_proto, 1);
 	if (err) {
 		pr_err("proto_register failed: %d\n", err);
-		goto err_cs;
+		goto err_udp;
 	}
 
 	err = hicn_pernet_init();
@@ -467,6 +471,8 @@ err_pernet:
 	hicn_pernet_exit();
 err_proto:
 	proto_unregister(&hicn_proto);
+err_udp:
+	hicn_udp_exit();
 err_cs:
 	hicn_cs_exit();
 err_obj:
@@ -480,7 +486,8 @@ static void __exit hicn_exit(void)
 	hicn_netlink_exit();
 	hicn_pernet_exit();
 	proto_unregister(&hicn_proto);
-	rcu_barrier();	/* FIB entries are freed by call_rcu() */
+	hicn_udp_exit();	/* drains the faces' tx works */
+	rcu_barrier();	/* FIB entries and faces are freed by call_rcu() */
 	hicn_cs_exit();
 	hicn_obj_exit();
 }

@@ -19,14 +19,24 @@
 
 #include "hicn.h"
 
-struct hicn_face *hicn_face_create(struct net *net,
-				   const struct hicn_face_ops *ops,
-				   struct sock *sk)
+/**
+ * hicn_face_create_locked() - a new face, up (hicn_net.lock held)
+ * @net: its netns
+ * @ops: its handlers
+ * @sk: an application face's socket, else NULL
+ * @priv: the face type's state (hicn_face.priv)
+ *
+ * Return: the face with one reference (its owner's), NULL without memory.
+ */
+struct hicn_face *hicn_face_create_locked(struct net *net,
+					  const struct hicn_face_ops *ops,
+					  struct sock *sk, void *priv)
 {
 	struct hicn_net *hn = hicn_pernet(net);
 	struct hicn_face *face;
 
-	face = kzalloc(sizeof(*face), GFP_KERNEL);
+	lockdep_assert_held(&hn->lock);
+	face = kzalloc(sizeof(*face), GFP_KERNEL_ACCOUNT);
 	if (!face)
 		return NULL;
 	refcount_set(&face->ref, 1);
@@ -35,14 +45,40 @@ struct hicn_face *hicn_face_create(struct net *net,
 	face->uid = sk ? sk_uid(sk) : GLOBAL_ROOT_UID;
 	spin_lock_init(&face->lock);
 	face->sk = sk;
+	face->priv = priv;
 	face->up = true;
-
-	mutex_lock(&hn->lock);
 	face->id = ++hn->next_face_id;
 	list_add_tail(&face->node, &hn->faces);
 	hn->nr_faces++;
+	return face;
+}
+
+struct hicn_face *hicn_face_create(struct net *net,
+				   const struct hicn_face_ops *ops,
+				   struct sock *sk)
+{
+	struct hicn_net *hn = hicn_pernet(net);
+	struct hicn_face *face;
+
+	mutex_lock(&hn->lock);
+	face = hicn_face_create_locked(net, ops, sk, NULL);
 	mutex_unlock(&hn->lock);
 	return face;
+}
+
+/*
+ * The face's owner lets it go (hicn_net.lock held): down, no socket, out
+ * of the netns's list.
+ */
+void hicn_face_detach_locked(struct hicn_face *face)
+{
+	lockdep_assert_held(&hicn_pernet(face->net)->lock);
+	WRITE_ONCE(face->up, false);
+	spin_lock_bh(&face->lock);
+	face->sk = NULL;
+	spin_unlock_bh(&face->lock);
+	list_del_init(&face->node);
+	hicn_pernet(face->net)->nr_faces--;
 }
 
 /* The socket is closing: nothing reaches it through the face any more. */
@@ -50,14 +86,8 @@ void hicn_face_detach(struct hicn_face *face)
 {
 	struct hicn_net *hn = hicn_pernet(face->net);
 
-	WRITE_ONCE(face->up, false);
-	spin_lock_bh(&face->lock);
-	face->sk = NULL;
-	spin_unlock_bh(&face->lock);
-
 	mutex_lock(&hn->lock);
-	list_del_init(&face->node);
-	hn->nr_faces--;
+	hicn_face_detach_locked(face);
 	mutex_unlock(&hn->lock);
 }
 
@@ -82,5 +112,5 @@ void hicn_face_put(struct hicn_face *face)
 	WARN_ON_ONCE(atomic_read(&face->out_pending));
 	if (face->ops->destroy)
 		face->ops->destroy(face);
-	kfree(face);
+	kfree_rcu(face, rcu);
 }

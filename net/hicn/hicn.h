@@ -13,6 +13,8 @@
  *   fwd.c       the forwarding pipeline: interest -> CS -> PIT -> FIB ->
  *               face, data -> PIT -> faces (+ CS)
  *   face.c      faces: what the forwarder sends interests and data to
+ *   face_udp.c  UDP listeners and faces to other hosts
+ *   wire.c      hICN's packet formats (pure: also built on the host)
  *   fib.c       FIB: longest prefix -> next hops, strategies
  *   claim.c     producers' claims of namespaces (adding FIB next hops)
  *   pit.c       pending-interest table
@@ -68,6 +70,15 @@ enum hicn_kind {
 	HICN_I_NEXT,
 	HICN_I_PROBE,
 };
+
+/*
+ * In hicn_key.kind, with EXACT or NEXT: the key came off the wire, so
+ * its version is a wire version (1..2047, see wire.h) that whoever holds
+ * the content expands to the full one.  Such keys are PIT keys of their
+ * own: they do not aggregate with the full-version keys of local
+ * consumers.
+ */
+#define HICN_KEY_WIRE		0x100
 
 /**
  * struct hicn_key - the name an interest asks for, and the PIT key
@@ -145,6 +156,8 @@ struct hicn_obj {
  * @flags: HICN_DATA_*
  * @expires: jiffies when it stops being valid, 0 for never
  * @obj: the payload holder, NULL for NACK and PROBE answers
+ * @asked_ver: the full version a NEXT interest named, when its key has
+ *	only the wire version (HICN_KEY_WIRE), else 0
  */
 struct hicn_data {
 	struct hicn_key		key;
@@ -156,6 +169,7 @@ struct hicn_data {
 	u32			flags;
 	unsigned long		expires;
 	struct hicn_obj		*obj;
+	u32			asked_ver;
 };
 
 struct hicn_face;
@@ -217,6 +231,8 @@ struct hicn_face_stats {
  * @lock: protects @sk
  * @sk: the application socket of an application face; NULL once detached
  * @node: entry in hicn_net.faces, under hicn_net.lock
+ * @rcu: frees the face after a grace period (UDP faces are looked up
+ *	under RCU)
  */
 struct hicn_face {
 	refcount_t			ref;
@@ -231,6 +247,7 @@ struct hicn_face {
 	spinlock_t			lock;	/* protects sk */
 	struct sock			*sk;
 	struct list_head		node;
+	struct rcu_head			rcu;
 };
 
 /* Next hops of one FIB entry at most, entries of a netns's FIB at most. */
@@ -333,6 +350,11 @@ struct hicn_stats {
  *	readers
  * @fib_plen_count: entries of each prefix length, read without the lock
  * @fib_entries: entries in @fib
+ * @udp_listeners: UDP listeners (face_udp.c), under @lock
+ * @nr_udp_listeners: length of @udp_listeners
+ * @next_listener_id: id of the next listener
+ * @nr_udp_faces: UDP faces, under @lock
+ * @nr_udp_auto: of those, made by a datagram from an unknown peer
  * @claim_lock: protects @claims, @nr_claims
  * @claims: producers' claims (struct hicn_claim.node)
  * @nr_claims: length of @claims
@@ -379,6 +401,12 @@ struct hicn_net {
 	struct hlist_head	fib[1 << HICN_FIB_BITS];
 	unsigned int		fib_plen_count[HICN_PREFIX_MAX + 1];
 	unsigned int		fib_entries;
+
+	struct list_head	udp_listeners;
+	unsigned int		nr_udp_listeners;
+	u32			next_listener_id;
+	unsigned int		nr_udp_faces;
+	unsigned int		nr_udp_auto;
 
 	struct mutex		claim_lock;	/* protects claims */
 	struct list_head	claims;
@@ -702,7 +730,11 @@ void hicn_obj_exit(void);
 struct hicn_face *hicn_face_create(struct net *net,
 				   const struct hicn_face_ops *ops,
 				   struct sock *sk);
+struct hicn_face *hicn_face_create_locked(struct net *net,
+					  const struct hicn_face_ops *ops,
+					  struct sock *sk, void *priv);
 void hicn_face_detach(struct hicn_face *face);
+void hicn_face_detach_locked(struct hicn_face *face);
 struct sock *hicn_face_sk(struct hicn_face *face);
 static inline struct hicn_face *hicn_face_get(struct hicn_face *face)
 {
@@ -731,6 +763,63 @@ void hicn_fib_walk(struct hicn_net *hn,
 		   void (*fn)(const struct hicn_fib_entry *e, unsigned int i,
 			      void *arg),
 		   void *arg);
+
+/* face_udp.c */
+#define HICN_UDP_PORT		9695
+#define HICN_UDP_LISTENERS_MAX	64
+#define HICN_UDP_FACES_MAX	1024
+#define HICN_UDP_AUTO_MAX	256
+
+/**
+ * struct hicn_udp_face_info - a UDP face as netlink shows it
+ * @listener: its listener's id
+ * @remote: the peer's address and port
+ * @format: enum hicn_wire_format it sends
+ * @auto_created: made by a datagram from an unknown peer
+ * @malformed: datagrams dropped as malformed
+ * @tx_drops: packets it could not send
+ */
+struct hicn_udp_face_info {
+	u32			listener;
+	struct sockaddr_storage	remote;
+	u8			format;
+	bool			auto_created;
+	u64			malformed;
+	u64			tx_drops;
+};
+
+/**
+ * struct hicn_udp_listener_info - a listener as netlink shows it
+ * @id: its id
+ * @local: bound address and port
+ * @auto_faces: unknown peers make faces
+ * @faces: its faces
+ * @no_face: datagrams of peers without a face, dropped
+ */
+struct hicn_udp_listener_info {
+	u32			id;
+	struct sockaddr_storage	local;
+	bool			auto_faces;
+	unsigned int		faces;
+	u64			no_face;
+};
+
+int hicn_udp_listener_add(struct net *net, const struct sockaddr_storage *local,
+			  bool auto_faces, u32 *id);
+int hicn_udp_listener_del(struct net *net, u32 id);
+int hicn_udp_face_add(struct net *net, u32 listener,
+		      const struct sockaddr_storage *remote, u8 format,
+		      u32 *face_id);
+int hicn_udp_face_del(struct net *net, u32 face_id);
+bool hicn_udp_face_info(const struct hicn_face *face,
+			struct hicn_udp_face_info *info);
+int hicn_udp_listener_walk(struct hicn_net *hn, u32 after,
+			   int (*fn)(const struct hicn_udp_listener_info *li,
+				     void *arg),
+			   void *arg);
+void hicn_udp_net_exit(struct hicn_net *hn);
+int hicn_udp_init(void);
+void hicn_udp_exit(void);
 
 /* claim.c */
 struct hicn_claim *hicn_claim(struct hicn_net *hn,

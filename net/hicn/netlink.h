@@ -41,4 +41,8 @@ int hicn_nl_prefix(struct netlink_ext_ack *extack, struct nlattr **attrs,
 		   int a_prefix, int a_len, bool required,
 		   struct in6_addr *prefix, unsigned int *plen);
 
+struct hicn_net;
+struct hicn_face *hicn_nl_face_arg(struct hicn_net *hn, struct genl_info *info,
+				   int attr);
+
 #endif /* _NET_HICN_NETLINK_H */

@@ -150,8 +150,38 @@ const struct nla_policy hicn_strategy_set_nl_policy[HICN_A_ROUTE_STRATEGY + 1] =
 	[HICN_A_ROUTE_STRATEGY] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
+/* HICN_CMD_LISTENER_GET - do */
+const struct nla_policy hicn_listener_get_nl_policy[HICN_A_LISTENER_ID + 1] = {
+	[HICN_A_LISTENER_ID] = { .type = NLA_U32, },
+};
+
+/* HICN_CMD_LISTENER_ADD - do */
+const struct nla_policy hicn_listener_add_nl_policy[HICN_A_LISTENER_AUTO_FACES + 1] = {
+	[HICN_A_LISTENER_LOCAL] = { .type = NLA_BINARY, },
+	[HICN_A_LISTENER_PORT] = { .type = NLA_U16, },
+	[HICN_A_LISTENER_AUTO_FACES] = { .type = NLA_U8, },
+};
+
+/* HICN_CMD_LISTENER_DEL - do */
+const struct nla_policy hicn_listener_del_nl_policy[HICN_A_LISTENER_ID + 1] = {
+	[HICN_A_LISTENER_ID] = { .type = NLA_U32, },
+};
+
+/* HICN_CMD_FACE_ADD - do */
+const struct nla_policy hicn_face_add_nl_policy[HICN_A_FACE_FORMAT + 1] = {
+	[HICN_A_FACE_LISTENER_ID] = { .type = NLA_U32, },
+	[HICN_A_FACE_REMOTE] = { .type = NLA_BINARY, },
+	[HICN_A_FACE_REMOTE_PORT] = { .type = NLA_U16, },
+	[HICN_A_FACE_FORMAT] = NLA_POLICY_MAX(NLA_U8, 2),
+};
+
+/* HICN_CMD_FACE_DEL - do */
+const struct nla_policy hicn_face_del_nl_policy[HICN_A_FACE_ID + 1] = {
+	[HICN_A_FACE_ID] = { .type = NLA_U32, },
+};
+
 /* Ops table for hicn */
-const struct genl_ops hicn_nl_ops[14] = {
+const struct genl_ops hicn_nl_ops[19] = {
 	{
 		.cmd		= HICN_CMD_NAMESPACE_GET,
 		.doit		= hicn_nl_namespace_get_doit,
@@ -244,6 +274,41 @@ const struct genl_ops hicn_nl_ops[14] = {
 		.doit		= hicn_nl_strategy_set_doit,
 		.policy		= hicn_strategy_set_nl_policy,
 		.maxattr	= HICN_A_ROUTE_STRATEGY,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= HICN_CMD_LISTENER_GET,
+		.doit		= hicn_nl_listener_get_doit,
+		.dumpit		= hicn_nl_listener_get_dumpit,
+		.policy		= hicn_listener_get_nl_policy,
+		.maxattr	= HICN_A_LISTENER_ID,
+	},
+	{
+		.cmd		= HICN_CMD_LISTENER_ADD,
+		.doit		= hicn_nl_listener_add_doit,
+		.policy		= hicn_listener_add_nl_policy,
+		.maxattr	= HICN_A_LISTENER_AUTO_FACES,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= HICN_CMD_LISTENER_DEL,
+		.doit		= hicn_nl_listener_del_doit,
+		.policy		= hicn_listener_del_nl_policy,
+		.maxattr	= HICN_A_LISTENER_ID,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= HICN_CMD_FACE_ADD,
+		.doit		= hicn_nl_face_add_doit,
+		.policy		= hicn_face_add_nl_policy,
+		.maxattr	= HICN_A_FACE_FORMAT,
+		.flags		= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd		= HICN_CMD_FACE_DEL,
+		.doit		= hicn_nl_face_del_doit,
+		.policy		= hicn_face_del_nl_policy,
+		.maxattr	= HICN_A_FACE_ID,
 		.flags		= GENL_UNS_ADMIN_PERM,
 	},
 };

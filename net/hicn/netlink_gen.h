@@ -39,8 +39,18 @@ extern const struct nla_policy hicn_route_del_nl_policy[HICN_A_ROUTE_FACE_ID + 1
 
 extern const struct nla_policy hicn_strategy_set_nl_policy[HICN_A_ROUTE_STRATEGY + 1];
 
+extern const struct nla_policy hicn_listener_get_nl_policy[HICN_A_LISTENER_ID + 1];
+
+extern const struct nla_policy hicn_listener_add_nl_policy[HICN_A_LISTENER_AUTO_FACES + 1];
+
+extern const struct nla_policy hicn_listener_del_nl_policy[HICN_A_LISTENER_ID + 1];
+
+extern const struct nla_policy hicn_face_add_nl_policy[HICN_A_FACE_FORMAT + 1];
+
+extern const struct nla_policy hicn_face_del_nl_policy[HICN_A_FACE_ID + 1];
+
 /* Ops table for hicn */
-extern const struct genl_ops hicn_nl_ops[14];
+extern const struct genl_ops hicn_nl_ops[19];
 
 int hicn_nl_namespace_get_doit(struct sk_buff *skb, struct genl_info *info);
 int hicn_nl_namespace_get_dumpit(struct sk_buff *skb,
@@ -62,5 +72,12 @@ int hicn_nl_route_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int hicn_nl_route_add_doit(struct sk_buff *skb, struct genl_info *info);
 int hicn_nl_route_del_doit(struct sk_buff *skb, struct genl_info *info);
 int hicn_nl_strategy_set_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_listener_get_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_listener_get_dumpit(struct sk_buff *skb,
+				struct netlink_callback *cb);
+int hicn_nl_listener_add_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_listener_del_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_face_add_doit(struct sk_buff *skb, struct genl_info *info);
+int hicn_nl_face_del_doit(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _LINUX_HICN_GEN_H */

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "hicn" generic netlink family: faces, routes and strategies.
+ * The "hicn" generic netlink family: routes and strategies (faces and
+ * listeners are in netlink_face.c).
  *
- *   faces       hicn_net.faces, read under hicn_net.lock; a dump resumes
- *               after the last face id it sent (ids grow along the list)
  *   routes      the FIB (fib.c), read under RCU; a dump resumes at the
  *               bucket and position it stopped at (an entry replaced
  *               meanwhile may be sent twice or not at all, as with other
@@ -21,135 +20,6 @@
 #include "hicn.h"
 #include "netlink.h"
 #include "netlink_gen.h"
-
-/* ---- faces ---- */
-
-static int hicn_nl_face_fill(struct sk_buff *msg, struct net *net,
-			     struct hicn_face *f)
-{
-	const struct hicn_face_stats *st = &f->stats;
-
-	if (nla_put_u32(msg, HICN_A_FACE_ID, f->id) ||
-	    nla_put_u8(msg, HICN_A_FACE_KIND, f->ops->kind) ||
-	    nla_put_u32(msg, HICN_A_FACE_UID,
-			from_kuid_munged(net->user_ns, f->uid)) ||
-	    nla_put_u8(msg, HICN_A_FACE_UP, READ_ONCE(f->up)) ||
-	    nla_put_u32(msg, HICN_A_FACE_OUT_PENDING,
-			atomic_read(&f->out_pending)) ||
-	    nla_put_u64_64bit(msg, HICN_A_FACE_INTERESTS_IN,
-			      atomic64_read(&st->interests_in),
-			      HICN_A_FACE_PAD) ||
-	    nla_put_u64_64bit(msg, HICN_A_FACE_INTERESTS_OUT,
-			      atomic64_read(&st->interests_out),
-			      HICN_A_FACE_PAD) ||
-	    nla_put_u64_64bit(msg, HICN_A_FACE_DATA_IN,
-			      atomic64_read(&st->data_in), HICN_A_FACE_PAD) ||
-	    nla_put_u64_64bit(msg, HICN_A_FACE_DATA_OUT,
-			      atomic64_read(&st->data_out), HICN_A_FACE_PAD) ||
-	    nla_put_u64_64bit(msg, HICN_A_FACE_UNSOLICITED,
-			      atomic64_read(&st->unsolicited),
-			      HICN_A_FACE_PAD) ||
-	    nla_put_u64_64bit(msg, HICN_A_FACE_REFUSED,
-			      atomic64_read(&st->refused), HICN_A_FACE_PAD))
-		return -EMSGSIZE;
-	return 0;
-}
-
-/* The face with id @id, with a reference, or NULL. */
-static struct hicn_face *hicn_nl_face_find(struct hicn_net *hn, u32 id)
-{
-	struct hicn_face *f, *found = NULL;
-
-	mutex_lock(&hn->lock);
-	list_for_each_entry(f, &hn->faces, node) {
-		if (f->id == id) {
-			found = hicn_face_get(f);
-			break;
-		}
-	}
-	mutex_unlock(&hn->lock);
-	return found;
-}
-
-/* The face a request's @attr names, or an ERR_PTR with the extack set. */
-static struct hicn_face *hicn_nl_face_arg(struct hicn_net *hn,
-					  struct genl_info *info, int attr)
-{
-	struct hicn_face *f;
-	int err;
-
-	err = hicn_nl_require(info->extack, info->attrs, attr,
-			      "missing face id");
-	if (err)
-		return ERR_PTR(err);
-	f = hicn_nl_face_find(hn, nla_get_u32(info->attrs[attr]));
-	if (!f) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr],
-				    "no face with this id");
-		return ERR_PTR(-ENODEV);
-	}
-	return f;
-}
-
-int hicn_nl_face_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	struct net *net = genl_info_net(info);
-	struct hicn_face *f;
-	struct sk_buff *msg;
-	void *hdr;
-	int err;
-
-	f = hicn_nl_face_arg(hicn_pernet(net), info, HICN_A_FACE_ID);
-	if (IS_ERR(f))
-		return PTR_ERR(f) == -ENODEV ? -ENOENT : PTR_ERR(f);
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	err = -ENOMEM;
-	if (!msg)
-		goto out;
-	hdr = genlmsg_put_reply(msg, info, &hicn_nl_family, 0,
-				HICN_CMD_FACE_GET);
-	err = hdr ? hicn_nl_face_fill(msg, net, f) : -EMSGSIZE;
-	if (err) {
-		nlmsg_free(msg);
-		goto out;
-	}
-	genlmsg_end(msg, hdr);
-	err = genlmsg_reply(msg, info);
-out:
-	hicn_face_put(f);
-	return err;
-}
-
-/* cb->args[0]: the id of the last face sent. */
-int hicn_nl_face_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
-{
-	struct net *net = sock_net(skb->sk);
-	struct hicn_net *hn = hicn_pernet(net);
-	struct hicn_face *f;
-	int err = 0;
-	void *hdr;
-
-	mutex_lock(&hn->lock);
-	list_for_each_entry(f, &hn->faces, node) {
-		if (f->id <= cb->args[0])
-			continue;
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &hicn_nl_family,
-				  NLM_F_MULTI, HICN_CMD_FACE_GET);
-		err = hdr ? hicn_nl_face_fill(skb, net, f) : -EMSGSIZE;
-		if (err) {
-			if (hdr)
-				genlmsg_cancel(skb, hdr);
-			break;
-		}
-		genlmsg_end(skb, hdr);
-		cb->args[0] = f->id;
-	}
-	mutex_unlock(&hn->lock);
-	if (err == -EMSGSIZE && skb->len)
-		return skb->len;
-	return err ?: skb->len;
-}
 
 /* ---- routes ---- */
 

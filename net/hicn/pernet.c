@@ -310,6 +310,7 @@ static int __net_init hicn_net_init(struct net *net)
 	INIT_LIST_HEAD(&hn->faces);
 	spin_lock_init(&hn->fib_lock);
 	hash_init(hn->fib);
+	INIT_LIST_HEAD(&hn->udp_listeners);
 	mutex_init(&hn->claim_lock);
 	INIT_LIST_HEAD(&hn->claims);
 	spin_lock_init(&hn->pit_lock);
@@ -342,6 +343,7 @@ static void __net_exit hicn_net_exit(struct net *net)
 	WARN_ONCE(!list_empty(&hn->sockets) || !list_empty(&hn->claims),
 		  "hicn: %u sockets, %u claims left in an exiting netns\n",
 		  hn->nr_sockets, hn->nr_claims);
+	hicn_udp_net_exit(hn);
 	hicn_fib_flush(hn);
 	hicn_pit_flush(hn);
 	hicn_cs_flush(hn);

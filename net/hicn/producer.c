@@ -58,6 +58,7 @@
 #include <net/ipv6.h>
 
 #include "hicn.h"
+#include "wire.h"
 
 static struct hicn_net *hicn_prod_net(struct hicn_prod *p)
 {
@@ -362,6 +363,36 @@ static bool hicn_prod_lookup(struct hicn_prod *p, const struct hicn_key *key,
 }
 
 /*
+ * An interest off the wire names a wire version (HICN_KEY_WIRE): the
+ * version it stands for is the newest one held or published with that
+ * wire version.  Such an interest is answered or refused at once (a NACK
+ * for a version not held), never held: a later publication could not be
+ * matched to it.  The answer keeps the interest's key, which is the PIT
+ * key it satisfies (hicn_prod.lock held).
+ */
+static bool hicn_prod_lookup_wire(struct hicn_prod *p,
+				  const struct hicn_key *key,
+				  struct hicn_data *d)
+{
+	struct hicn_pname *pn = hicn_pname_find(p, &key->name);
+	struct hicn_key full = *key;
+
+	full.kind &= ~HICN_KEY_WIRE;
+	full.ver = hicn_wire_ver_expand(key->ver,
+					pn ? pn->last_ver : p->ver_floor);
+	if (!hicn_prod_lookup(p, &full, d) && full.kind == HICN_I_NEXT)
+		memset(d, 0, sizeof(*d));	/* nothing newer: no answer */
+	else if (!d->flags && !d->obj) {
+		d->key = full;
+		d->flags = HICN_DATA_NACK;
+	}
+	d->ikey = *key;
+	if (full.kind == HICN_I_NEXT)
+		d->asked_ver = full.ver;
+	return d->obj || d->flags;
+}
+
+/*
  * Send @d back through @face: the face the interest came to (the
  * forwarder holds it), not hs->face, which release() clears.
  */
@@ -396,9 +427,13 @@ static int hicn_prod_face_interest(struct hicn_face *face,
 	hicn_count(&hs->info.hi_interests_received, 1);
 
 	spin_lock_bh(&hs->prod.lock);
-	answer = hicn_prod_lookup(&hs->prod, key, &d);
-	if (!answer)
-		hicn_prod_hold(&hs->prod, key, lifetime);
+	if (key->kind & HICN_KEY_WIRE) {
+		answer = hicn_prod_lookup_wire(&hs->prod, key, &d);
+	} else {
+		answer = hicn_prod_lookup(&hs->prod, key, &d);
+		if (!answer)
+			hicn_prod_hold(&hs->prod, key, lifetime);
+	}
 	spin_unlock_bh(&hs->prod.lock);
 
 	if (answer)

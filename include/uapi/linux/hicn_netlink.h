@@ -28,10 +28,27 @@ enum hicn_strategy {
  * @HICN_FACE_KIND_CONSUMER: A consumer socket's application face; serves no
  *   interests.
  * @HICN_FACE_KIND_PRODUCER: A producer socket's application face.
+ * @HICN_FACE_KIND_UDP: A UDP face to another host, on a listener.
  */
 enum hicn_face_kind {
 	HICN_FACE_KIND_CONSUMER,
 	HICN_FACE_KIND_PRODUCER,
+	HICN_FACE_KIND_UDP,
+};
+
+/**
+ * enum hicn_face_format - The hICN packet format a UDP face sends
+ *   (Documentation/hicn-wire.rst).
+ * @HICN_FORMAT_IPV6_TCP: IPv6 header and TCP-shaped header, 60 bytes (the
+ *   default).
+ * @HICN_FORMAT_IPV4_TCP: IPv4 and TCP-shaped, 40 bytes; IPv4 names only, so
+ *   never ours.
+ * @HICN_FORMAT_COMPACT: The 32-byte header.
+ */
+enum hicn_face_format {
+	HICN_FORMAT_IPV6_TCP,
+	HICN_FORMAT_IPV4_TCP,
+	HICN_FORMAT_COMPACT,
 };
 
 enum {
@@ -161,10 +178,30 @@ enum {
 	HICN_A_FACE_DATA_OUT,
 	HICN_A_FACE_UNSOLICITED,
 	HICN_A_FACE_REFUSED,
+	HICN_A_FACE_LISTENER_ID,
+	HICN_A_FACE_REMOTE,
+	HICN_A_FACE_REMOTE_PORT,
+	HICN_A_FACE_FORMAT,
+	HICN_A_FACE_AUTO,
+	HICN_A_FACE_MALFORMED,
+	HICN_A_FACE_TX_DROPS,
 
 	__HICN_A_FACE_MAX
 };
 #define HICN_A_FACE_MAX (__HICN_A_FACE_MAX - 1)
+
+enum {
+	HICN_A_LISTENER_PAD = 1,
+	HICN_A_LISTENER_ID,
+	HICN_A_LISTENER_LOCAL,
+	HICN_A_LISTENER_PORT,
+	HICN_A_LISTENER_AUTO_FACES,
+	HICN_A_LISTENER_FACES,
+	HICN_A_LISTENER_NO_FACE,
+
+	__HICN_A_LISTENER_MAX
+};
+#define HICN_A_LISTENER_MAX (__HICN_A_LISTENER_MAX - 1)
 
 enum {
 	HICN_A_NEXTHOP_FACE_ID = 1,
@@ -204,6 +241,11 @@ enum {
 	HICN_CMD_ROUTE_ADD,
 	HICN_CMD_ROUTE_DEL,
 	HICN_CMD_STRATEGY_SET,
+	HICN_CMD_LISTENER_GET,
+	HICN_CMD_LISTENER_ADD,
+	HICN_CMD_LISTENER_DEL,
+	HICN_CMD_FACE_ADD,
+	HICN_CMD_FACE_DEL,
 
 	__HICN_CMD_MAX
 };
