@@ -32,6 +32,7 @@
 #include <net/ipv6.h>
 
 #include "hicn.h"
+#include "wire.h"
 
 /**
  * struct hicn_cs_entry - a cached segment
@@ -52,12 +53,36 @@ struct hicn_cs_entry {
 
 static struct kmem_cache *hicn_cs_cache __read_mostly;
 
+/*
+ * Entries hash by name, segment and wire version (wire.h), so that an
+ * interest off the wire, which names only the wire version, finds the
+ * bucket of the full-version entries it may match.
+ */
 static struct hlist_head *hicn_cs_bucket(struct hicn_net *hn,
 					 const struct hicn_key *key)
 {
-	u32 h = jhash2((const u32 *)key, sizeof(*key) / sizeof(u32), 1);
+	struct hicn_key k = *key;
+	u32 h;
 
+	k.kind = HICN_I_EXACT;
+	k.ver = hicn_wire_ver(key->ver);
+	h = jhash2((const u32 *)&k, sizeof(k) / sizeof(u32), 1);
 	return &hn->cs[h >> (32 - HICN_CS_BITS)];
+}
+
+/*
+ * Does entry @e answer @key?  An exact key names one version; a key off
+ * the wire (HICN_KEY_WIRE) any version with its wire version, of which
+ * the caller keeps the newest.
+ */
+static bool hicn_cs_match(const struct hicn_cs_entry *e,
+			  const struct hicn_key *key)
+{
+	if (!(key->kind & HICN_KEY_WIRE))
+		return hicn_key_equal(&e->d.key, key);
+	return e->d.key.seg == key->seg &&
+	       hicn_wire_ver(e->d.key.ver) == key->ver &&
+	       ipv6_addr_equal(&e->d.key.name, &key->name);
 }
 
 static bool hicn_cs_stale(const struct hicn_cs_entry *e)
@@ -105,7 +130,8 @@ static void hicn_cs_free(struct list_head *list)
 /**
  * hicn_cs_lookup() - find the segment @key names
  * @hn: the namespace's AF_HICN state
- * @key: an exact name
+ * @key: an exact name, or one off the wire (HICN_KEY_WIRE: the newest
+ *	valid version with that wire version)
  * @d: filled on a hit, with a reference on d->obj for the caller
  * @again: a second look for an interest already counted in cs_misses
  *
@@ -119,10 +145,12 @@ bool hicn_cs_lookup(struct hicn_net *hn, const struct hicn_key *key,
 
 	spin_lock_bh(&hn->cs_lock);
 	hlist_for_each_entry(e, hicn_cs_bucket(hn, key), node) {
-		if (hicn_key_equal(&e->d.key, key)) {
-			found = e;
+		if (!hicn_cs_match(e, key) ||
+		    (found && found->d.key.ver > e->d.key.ver))
+			continue;
+		found = e;
+		if (!(key->kind & HICN_KEY_WIRE))
 			break;
-		}
 	}
 	if (found && hicn_cs_stale(found)) {
 		hicn_cs_unlink(hn, found, &list);

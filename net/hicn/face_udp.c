@@ -319,7 +319,7 @@ static void hicn_udp_face_data(struct hicn_face *face,
 	th.seg = d->key.seg;
 	th.final_seg = d->final_seg;
 	th.seg_size = d->obj ? d->obj->seg_size : 0;
-	th.asked_ver = kind == HICN_I_NEXT ? d->ikey.ver : 0;
+	th.asked_ver = kind == HICN_I_NEXT ? (d->asked_ver ?: d->ikey.ver) : 0;
 	th.obj_len = d->obj_len;
 	th.len = len;
 	if (hicn_wire_thdr_build(skb->data + hlen, p.payload_len, &th) < 0)
@@ -467,29 +467,56 @@ static int hicn_udp_data_key(const struct hicn_wire_pkt *p,
 	return 0;
 }
 
+/*
+ * Which PIT keys the data answers (up to two: a local consumer's full
+ * version, and, on a relay, the wire version an interest from another
+ * face named); 0 when no interest forwarded to @face waits for it.
+ */
+static int hicn_udp_data_keys(struct hicn_net *hn, struct hicn_face *face,
+			      const struct hicn_key *full,
+			      struct hicn_key keys[2])
+{
+	int n = 0;
+
+	if (hicn_pit_solicited(hn, full, face))
+		keys[n++] = *full;
+	if (full->kind == HICN_I_EXACT || full->kind == HICN_I_NEXT) {
+		keys[n] = *full;
+		keys[n].kind |= HICN_KEY_WIRE;
+		keys[n].ver = hicn_wire_ver(full->ver);
+		if (hicn_pit_solicited(hn, &keys[n], face))
+			n++;
+	}
+	return n;
+}
+
 static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 			     const struct hicn_wire_pkt *p, const u8 *buf)
 {
 	struct hicn_net *hn = hicn_pernet(uf->l->net);
 	struct hicn_face *face = uf->face;
+	struct hicn_key full, keys[2];
 	struct hicn_wire_thdr th;
 	struct hicn_data d = {};
 	struct hicn_obj *obj = NULL;
+	int i, n;
 
 	if (hicn_wire_thdr_parse(buf + p->payload_off, p->payload_len, &th) ||
-	    hicn_udp_data_key(p, &th, &d.ikey)) {
+	    hicn_udp_data_key(p, &th, &full)) {
 		atomic64_inc(&uf->malformed);
 		return;
 	}
 	/* Nothing is allocated for data no interest sent here asked for. */
-	if (!hicn_pit_solicited(hn, &d.ikey, face)) {
+	n = hicn_udp_data_keys(hn, face, &full, keys);
+	if (!n) {
 		atomic64_inc(&face->stats.data_in);
 		atomic64_inc(&face->stats.unsolicited);
 		atomic64_inc(&hn->stats.unsolicited);
 		return;
 	}
 	if (th.len) {
-		obj = hicn_obj_alloc(th.len, th.len);
+		/* The object's segment size, which a relay passes on. */
+		obj = hicn_obj_alloc(th.len, th.seg_size);
 		if (!obj) {
 			atomic64_inc(&uf->tx_drops);
 			return;
@@ -513,7 +540,12 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 		d.flags |= HICN_DATA_NACK;
 	if (p->lifetime < HICN_WIRE_LIFETIME_MAX)
 		d.expires = jiffies + msecs_to_jiffies(p->lifetime) ?: 1;
-	hicn_fwd_data(face, &d);
+	if (full.kind == HICN_I_NEXT)
+		d.asked_ver = th.asked_ver;
+	for (i = 0; i < n; i++) {
+		d.ikey = keys[i];
+		hicn_fwd_data(face, &d);
+	}
 	hicn_obj_put(obj);
 }
 

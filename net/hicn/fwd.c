@@ -31,7 +31,8 @@ static bool hicn_fwd_cs_again(struct hicn_net *hn, const struct hicn_key *key)
 {
 	struct hicn_data d;
 
-	if (key->kind != HICN_I_EXACT || !hicn_cs_lookup(hn, key, &d, true))
+	if ((key->kind & ~HICN_KEY_WIRE) != HICN_I_EXACT ||
+	    !hicn_cs_lookup(hn, key, &d, true))
 		return false;
 	d.ikey = *key;
 	d.flags |= HICN_DATA_FROM_CS;
@@ -63,7 +64,9 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 
 	atomic64_inc(&hn->stats.interests);
 	atomic64_inc(&face->stats.interests_in);
-	if (key->kind == HICN_I_EXACT && hicn_cs_lookup(hn, key, &d, false)) {
+	if ((key->kind & ~HICN_KEY_WIRE) == HICN_I_EXACT &&
+	    hicn_cs_lookup(hn, key, &d, false)) {
+		d.ikey = *key;
 		d.flags |= HICN_DATA_FROM_CS;
 		atomic64_inc(&face->stats.data_out);
 		face->ops->data(face, &d);

@@ -47,8 +47,11 @@ ENOENT, EEXIST, ENODEV, EINVAL, EADDRINUSE, EADDRNOTAVAIL = \
     2, 17, 19, 22, 98, 99
 EAFNOSUPPORT, EOPNOTSUPP = 97, 95
 
-# Segments of the 16 MiB object in 1400-byte packets.
-NSEG = ((16 << 20) + 1399) // 1400
+# The object: 16 MiB, in 1400-byte packets; 4 MiB on the debug kernel,
+# where KASAN and lockdep make each packet cost ten times more under TCG
+# (the same paths, fewer times).
+OBJ_MIB = 4 if "debug" in os.uname().release else 16
+NSEG = ((OBJ_MIB << 20) + 1399) // 1400
 NS_C = f"hudc-{os.getpid()}"
 NS_P = f"hudp-{os.getpid()}"
 ntest = 0
@@ -197,7 +200,7 @@ def main():
         setint(pfd, HICN_CONTENT_EXPIRY, 0)
         a = addr("b001:a:b:c::", 64)
         chk(libc.bind(pfd, a, len(a)))
-        big = random.Random(7).randbytes(16 << 20)
+        big = random.Random(7).randbytes(OBJ_MIB << 20)
         for name, data in (("b001:a:b:c::1", big), ("b001:a:b:c::2", b"v1"),
                            ("b001:a:b:c::2", b"version two")):
             n = addr(name, 128)
@@ -232,7 +235,7 @@ def main():
 
         got = fetch("b001:a:b:c::1")
         ok = isinstance(got, bytes) and got == big
-        tap(ok, "IPv4 face: a 16 MiB object arrives intact "
+        tap(ok, f"IPv4 face: a {OBJ_MIB} MiB object arrives intact "
             f"({len(got) if isinstance(got, bytes) else got})")
         got = fetch("b001:a:b:c::2")
         tap(got == b"version two", f"the newest version by LATEST ({got!r})")
@@ -241,8 +244,11 @@ def main():
         got = fetch("b001:a:b:c::9", lifetime=300)
         tap(isinstance(got, OSError), f"a name never published fails ({got})")
         fc = face_of(y, f4)
+        # Data after a retransmission's answer is a late duplicate:
+        # unsolicited, and never more than there were retransmissions.
+        retx = fc["interests-out"] - NSEG - 4
         tap(fc["interests-out"] >= NSEG and fc["data-in"] >= NSEG and
-            fc["unsolicited"] == 0 and fc["malformed"] == 0,
+            fc["unsolicited"] <= max(retx, 0) and fc["malformed"] == 0,
             f"the consumer's face counted it all ({fc})")
 
     with p as y:
@@ -266,7 +272,8 @@ def main():
         y.do("cs-flush", {})
         got = fetch("b001:a:b:c::1")
         tap(isinstance(got, bytes) and got == big,
-            "IPv6 face, compact format: the 16 MiB object again, intact")
+            f"IPv6 face, compact format: the {OBJ_MIB} MiB object again, "
+            "intact")
         fc6 = face_of(y, f6)
         tap(fc6["format"] == "compact" and fc6["data-in"] >= NSEG,
             f"it came through the IPv6 face ({fc6['data-in']} data)")

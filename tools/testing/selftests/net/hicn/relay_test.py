@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# A relay: interests from two consumer hosts go through a third host's
+# forwarder to the producer; the relay aggregates them and caches the
+# data, so the producer sends each segment once.
+#
+#   C1 10.78.1.1 ---- 10.78.1.2                  10.78.2.2 ---- 10.78.2.1 P
+#                             R (relay: routes b001::/16 to P) producer
+#   C2 10.78.3.1 ---- 10.78.3.2                                 b001:a:b:c::/64
+#
+#   C1, C2: a face to R, route b001::/16 via it.  R: listeners toward C1
+#   and C2 make faces for their interests; a face to P.  P: a listener
+#   that makes a face for R.
+#
+# Helpers (namespaces, setns, fetch, YNL) come from udp_test.py.
+#
+# Usage: relay_test.py  (as root)
+
+import os
+import random
+import subprocess
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import udp_test as u  # noqa: E402
+
+PID = os.getpid()
+NS = {n: f"hr{n}-{PID}" for n in ("c1", "c2", "r", "p")}
+MIB4 = 4 << 20
+NSEG = (MIB4 + 1399) // 1400
+
+
+def setup():
+    for ns in NS.values():
+        u.sh(f"ip netns add {ns} && ip -n {ns} link set lo up")
+    for a, b, net in (("c1", "r", 1), ("p", "r", 2), ("c2", "r", 3)):
+        ia, ib = f"v{a}{net}", f"v{b}{net}"
+        u.sh(f"ip link add {ia} netns {NS[a]} type veth peer name {ib} "
+             f"netns {NS[b]}")
+        u.sh(f"ip -n {NS[a]} addr add 10.78.{net}.1/24 dev {ia} && "
+             f"ip -n {NS[a]} link set {ia} up && "
+             f"ip -n {NS[b]} addr add 10.78.{net}.2/24 dev {ib} && "
+             f"ip -n {NS[b]} link set {ib} up")
+
+
+def cleanup():
+    subprocess.run("; ".join(f"ip netns del {ns}" for ns in NS.values()),
+                   shell=True, stderr=subprocess.DEVNULL)
+
+
+def face_to(y, listener_addr, remote):
+    lid = y.do("listener-add", {"local": u.a4(listener_addr)})["id"]
+    fid = y.do("face-add", {"listener-id": lid, "remote": u.a4(remote)})["id"]
+    y.do("route-add", {"prefix": u.a6("b001::"), "prefix-len": 16,
+                       "face-id": fid})
+    return fid
+
+
+def fetch_in(ns, name, out, key, ver=0):
+    u.enter(ns)
+    out[key] = u.fetch(name, ver)
+
+
+def main():
+    print("TAP version 13", flush=True)
+    setup()
+    c1, c2, r, p = (u.Host(NS[n]) for n in ("c1", "c2", "r", "p"))
+    rnd = random.Random(5)
+    obj_a, obj_b = rnd.randbytes(MIB4), rnd.randbytes(MIB4)
+
+    with p as y:
+        y.do("listener-add", {"local": u.a4("10.78.2.1"), "auto-faces": 1})
+        pfd = u.chk(u.libc.socket(u.AF, u.SOCK_PROD, u.PROD_REL))
+        u.setint(pfd, u.HICN_PACKET_SIZE, 1400)
+        u.setint(pfd, u.HICN_CONTENT_EXPIRY, 0)
+        a = u.addr("b001:a:b:c::", 64)
+        u.chk(u.libc.bind(pfd, a, len(a)))
+        for name, data in (("b001:a:b:c::1", obj_a), ("b001:a:b:c::2", obj_b),
+                           ("b001:a:b:c::3", b"first"),
+                           ("b001:a:b:c::3", b"second")):
+            n = u.addr(name, 128)
+            u.chk(u.libc.sendto(pfd, data, len(data), 0, n, len(n)))
+    with r as y:
+        for local in ("10.78.1.2", "10.78.3.2"):
+            y.do("listener-add", {"local": u.a4(local), "auto-faces": 1})
+        face_to(y, "10.78.2.2", "10.78.2.1")
+    with c1 as y:
+        face_to(y, "10.78.1.1", "10.78.1.2")
+    with c2 as y:
+        face_to(y, "10.78.3.1", "10.78.3.2")
+
+    def p_face():
+        with p as y:
+            f = u.udp_faces(y)
+            return f[0] if len(f) == 1 else {"data-out": -1,
+                                              "interests-in": -1}
+
+    with c1:
+        got = u.fetch("b001:a:b:c::1")
+    tap_obj(got, obj_a, "C1 fetches 4 MiB through the relay, intact")
+    sent = p_face()["data-out"]
+    u.tap(NSEG <= sent <= NSEG + NSEG // 20,
+          f"P sent about each segment once ({sent} for {NSEG})")
+    with r as y:
+        hits0 = y.do("counters-get", {})["cs-hits"]
+    # By number (a LATEST interest is never answered from a cache).
+    with c2:
+        got = u.fetch("b001:a:b:c::1", ver=1)
+    tap_obj(got, obj_a, "C2 fetches the same object, intact")
+    with r as y:
+        hits = y.do("counters-get", {})["cs-hits"] - hits0
+    sent2 = p_face()["data-out"]
+    # Segment 0 reached R as the answer to C1's LATEST interest, which
+    # travels with lifetime 0 (no cache keeps it): P sends it again.
+    u.tap(sent2 - sent == 1 and hits >= NSEG - 1,
+          f"the relay's cache served C2: P sent only segment 0 again "
+          f"({sent2 - sent}), {hits} hits at R")
+
+    # Both at once: the relay aggregates what its cache does not have.
+    in0 = p_face()["interests-in"]
+    out = {}
+    ts = [threading.Thread(target=fetch_in, args=(NS[n], "b001:a:b:c::2",
+                                                   out, n))
+          for n in ("c1", "c2")]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    tap_obj(out.get("c1"), obj_b, "C1 and C2 at once: C1's copy intact")
+    tap_obj(out.get("c2"), obj_b, "C1 and C2 at once: C2's copy intact")
+    n_in = p_face()["interests-in"] - in0
+    u.tap(NSEG <= n_in <= NSEG + NSEG // 20,
+          f"P saw about one interest per segment for both ({n_in} for "
+          f"{NSEG} segments)")
+
+    with c1:
+        got = u.fetch("b001:a:b:c::3", ver=1)
+    u.tap(got == b"first", f"an older version by number, relayed ({got!r})")
+    with c2:
+        got = u.fetch("b001:a:b:c::3")
+    u.tap(got == b"second", f"the newest by LATEST, relayed ({got!r})")
+
+    u.libc.close(pfd)
+    print(f"1..{u.ntest}", flush=True)
+    return 1 if u.failed else 0
+
+
+def tap_obj(got, want, what):
+    ok = isinstance(got, bytes) and got == want
+    u.tap(ok, f"{what} ({len(got) if isinstance(got, bytes) else got})")
+
+
+if __name__ == "__main__":
+    try:
+        rc = main()
+    finally:
+        cleanup()
+    sys.exit(rc)
