@@ -957,13 +957,13 @@ void hicn_udp_net_exit(struct hicn_net *hn)
 int hicn_udp_init(void)
 {
 	/* netlink gives formats by the wire code's numbers */
-	BUILD_BUG_ON((int)HICN_FORMAT_IPV6_TCP != (int)HICN_WIRE_IPV6_TCP ||
-		     (int)HICN_FORMAT_IPV4_TCP != (int)HICN_WIRE_IPV4_TCP ||
-		     (int)HICN_FORMAT_COMPACT != (int)HICN_WIRE_COMPACT);
-	BUILD_BUG_ON(HICN_I_EXACT != HICN_WIRE_KIND_EXACT ||
-		     HICN_I_LATEST != HICN_WIRE_KIND_LATEST ||
-		     HICN_I_NEXT != HICN_WIRE_KIND_NEXT ||
-		     HICN_I_PROBE != HICN_WIRE_KIND_PROBE);
+	BUILD_BUG_ON((int)HICN_FORMAT_IPV6_TCP - (int)HICN_WIRE_IPV6_TCP);
+	BUILD_BUG_ON((int)HICN_FORMAT_IPV4_TCP - (int)HICN_WIRE_IPV4_TCP);
+	BUILD_BUG_ON((int)HICN_FORMAT_COMPACT - (int)HICN_WIRE_COMPACT);
+	BUILD_BUG_ON(HICN_I_EXACT - HICN_WIRE_KIND_EXACT);
+	BUILD_BUG_ON(HICN_I_LATEST - HICN_WIRE_KIND_LATEST);
+	BUILD_BUG_ON(HICN_I_NEXT - HICN_WIRE_KIND_NEXT);
+	BUILD_BUG_ON(HICN_I_PROBE - HICN_WIRE_KIND_PROBE);
 	hicn_udp_wq = alloc_workqueue("hicn_udp", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	return hicn_udp_wq ? 0 : -ENOMEM;
 }

@@ -108,8 +108,8 @@ static struct hicn_face *hicn_nl_face_find(struct hicn_net *hn, u32 id)
 }
 
 /* The face a request's @attr names, or an ERR_PTR with the extack set. */
-struct hicn_face *hicn_nl_face_arg(struct hicn_net *hn,
-					  struct genl_info *info, int attr)
+struct hicn_face *hicn_nl_face_arg(struct hicn_net *hn, struct genl_info *info,
+				   int attr)
 {
 	struct hicn_face *f;
 	int err;
