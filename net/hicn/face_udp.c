@@ -135,15 +135,17 @@ static void hicn_udp_listener_put(struct hicn_udp_listener *l)
 
 static u32 hicn_udp_hash(const struct sockaddr_storage *ss)
 {
-	if (ss->ss_family == AF_INET) {
-		const struct sockaddr_in *s = (const void *)ss;
+	const struct sockaddr_in6 *s6 = (const void *)ss;
+	const struct sockaddr_in *s4 = (const void *)ss;
+	u32 h;
 
-		return jhash_2words(s->sin_addr.s_addr, s->sin_port, 0) >>
-		       (32 - HICN_UDP_HASH_BITS);
-	}
-	return jhash_3words(ipv6_addr_hash(&((const struct sockaddr_in6 *)ss)->sin6_addr),
-			    ((const struct sockaddr_in6 *)ss)->sin6_port,
-			    AF_INET6, 0) >> (32 - HICN_UDP_HASH_BITS);
+	if (ss->ss_family == AF_INET)
+		h = jhash_2words((__force u32)s4->sin_addr.s_addr,
+				 (__force u16)s4->sin_port, 0);
+	else
+		h = jhash_3words(ipv6_addr_hash(&s6->sin6_addr),
+				 (__force u16)s6->sin6_port, AF_INET6, 0);
+	return h >> (32 - HICN_UDP_HASH_BITS);
 }
 
 static bool hicn_udp_addr_equal(const struct sockaddr_storage *a,

@@ -37,7 +37,8 @@
 
 static u32 hicn_fib_hash(const struct in6_addr *prefix, unsigned int plen)
 {
-	return jhash2(prefix->s6_addr32, 4, plen) >> (32 - HICN_FIB_BITS);
+	return jhash2((const u32 *)prefix->s6_addr32, 4, plen) >>
+	       (32 - HICN_FIB_BITS);
 }
 
 static struct hicn_fib_entry *hicn_fib_find(struct hicn_net *hn,
