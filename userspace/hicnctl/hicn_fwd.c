@@ -376,7 +376,7 @@ static int face_add(int argc, char **argv)
 			const char *v = next_arg(&argc, &argv, "port");
 
 			if (!port)
-				usage_error("\"port\" follows \"local ADDRESS\" or \"remote ADDRESS\"");
+				usage_error("\"port\" must follow a local or remote ADDRESS");
 			*port = get_port(v);
 			if (port == &local.port)
 				local.attrs |= HCN_ATTR(HICN_A_LISTENER_PORT);

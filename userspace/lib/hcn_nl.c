@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libhcn: the configuration functions (hcn_namespace_dump(), hcn_cs_get(),
- * hcn_face_add(), hcn_route_add(), hcn_psock_endpoint_add(), ...) over the "hicn" and "psock" generic
- * netlink families (Documentation/netlink/specs/hicn.yaml, psock.yaml).
+ * hcn_face_add(), hcn_route_add(), hcn_psock_endpoint_add(), ...) over the
+ * "hicn" and "psock" generic netlink families
+ * (Documentation/netlink/specs/hicn.yaml, psock.yaml).
  *
  * A small netlink implementation of its own rather than libnl-genl-3: the
  * requests are a handful of fixed attributes, the library stays free of

@@ -102,7 +102,7 @@ static int lo_up(void)
 	if (fd < 0)
 		return -1;
 	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
 	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
 	if (!err) {
 		ifr.ifr_flags |= IFF_UP;
