@@ -103,7 +103,10 @@ static void print_addr(const char *key, const char *fmt, __u16 family,
 	print_string(key, fmt, buf);
 }
 
-/* Ends an add: "KIND ID", or {"id":ID}, on success. */
+/*
+ * Ends an add: "KIND ID", or {"id":ID}, on success.  (Call the add first:
+ * the order in which arguments are evaluated is unspecified.)
+ */
 static int print_new_id(int err, const char *kind, __u32 id)
 {
 	char fmt[32];
@@ -177,6 +180,7 @@ static int listener_add(int argc, char **argv)
 {
 	struct hcn_listener l = {};
 	__u32 id = 0;
+	int err;
 
 	if (argc < 1)
 		usage_error("listener add needs an ADDRESS");
@@ -197,7 +201,8 @@ static int listener_add(int argc, char **argv)
 			usage_error(HICN_UNKNOWN, *argv);
 		}
 	}
-	return print_new_id(hcn_listener_add(&l, &id), "listener", id);
+	err = hcn_listener_add(&l, &id);
+	return print_new_id(err, "listener", id);
 }
 
 int do_listener(int argc, char **argv)
