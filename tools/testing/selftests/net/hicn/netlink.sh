@@ -395,9 +395,10 @@ check "unshare -Ur: and can read it" 0 2 \
 
 # An add prints the new object's id: "listener N", "face N".
 id_of() {	# id_of WANT-KIND COMMAND...: the id, or nothing
-	local out
+	local kind=$1 out
+	shift
 	out=$("$@") || return 1
-	[[ $out =~ ^$1\ ([0-9]+)$ ]] && echo "${BASH_REMATCH[1]}"
+	[[ $out =~ ^$kind\ ([0-9]+)$ ]] && echo "${BASH_REMATCH[1]}"
 }
 check "listener show: none at first" 0 "" ctl1 listener show
 L4=$(id_of listener ctl1 listener add 127.0.0.1)
