@@ -11,6 +11,11 @@
  *   limits show|set          the net.hicn limits
  *   stats                    the counters of /proc/net/hicn_stat
  *   monitor                  namespace events, as they happen
+ *   listener add|del|show    UDP listeners (hicn_fwd.c)
+ *   face add|del|show        faces: UDP faces to other hosts, and the
+ *                            sockets' application faces
+ *   route add|del|show       the FIB: prefixes, next hops, costs
+ *   strategy set             a route's strategy
  */
 
 #include <arpa/inet.h>
@@ -36,33 +41,38 @@ const char *const hicn_grammar[] = {
 	"hicnctl hicn limits set [ LIMIT VALUE ]...",
 	"hicnctl hicn stats",
 	"hicnctl hicn monitor",
+	"hicnctl hicn listener add ADDRESS [ port PORT ] [ auto-faces { on | off } ]",
+	"hicnctl hicn listener del ID",
+	"hicnctl hicn listener show [ ID ]",
+	"hicnctl hicn face add udp { listener ID | local ADDRESS [ port PORT ] }",
+	"                          remote ADDRESS [ port PORT ] [ format FORMAT ]",
+	"hicnctl hicn face del FACE",
+	"hicnctl hicn face show [ FACE ]",
+	"hicnctl hicn route add PREFIX via FACE [ cost N ]",
+	"hicnctl hicn route del PREFIX via FACE",
+	"hicnctl hicn route show [ PREFIX ]",
+	"hicnctl hicn strategy set PREFIX STRATEGY",
 	NULL,
 	"PREFIX := ADDRESS/LENGTH (IPv6 format, LENGTH 0 to 128)",
+	"ADDRESS := an IPv4 or IPv6 address (listener, face); PORT := 1 to 65535 (9695)",
+	"ID, FACE := a listener's or a face's number, as show prints it",
+	"FORMAT := { ipv6-tcp | compact }",
+	"STRATEGY := { best-route | load-balance }",
 	"LIMIT := { pit-max | cs-max-entries | cs-mem-max | prod-mem-max |",
 	"           unprivileged-prefix-min | pit-user-max | prod-user-mem-max }",
 	NULL,
 };
 
-static void hicn_usage(void)
+void hicn_usage(void)
 {
 	print_grammar(stderr, hicn_grammar, "Usage: ", true);
 }
-
-/* "unknown word" for the hicn object. */
-#define HICN_UNKNOWN	"\"%s\" is unknown, try \"hicnctl hicn help\""
-
-/* A prefix of the command line. */
-struct prefix {
-	bool		set;
-	struct in6_addr	addr;
-	unsigned int	len;
-};
 
 /*
  * Parses "ADDRESS/LENGTH" into @p.  A length up to 255 is sent as it is:
  * the kernel judges it (and says so).
  */
-static void get_prefix(struct prefix *p, const char *arg)
+void get_prefix(struct hicn_prefix *p, const char *arg)
 {
 	char addr[INET6_ADDRSTRLEN];
 	struct in6_addr a6;
@@ -84,7 +94,7 @@ static void get_prefix(struct prefix *p, const char *arg)
 }
 
 /* The optional "prefix PREFIX" that ends a command. */
-static void parse_prefix_arg(int argc, char **argv, struct prefix *p)
+static void parse_prefix_arg(int argc, char **argv, struct hicn_prefix *p)
 {
 	while (argc > 0) {
 		if (!strcmp(*argv, "prefix"))
@@ -97,8 +107,8 @@ static void parse_prefix_arg(int argc, char **argv, struct prefix *p)
 }
 
 /* An address (when @has_addr) and its length (when @len >= 0). */
-static void print_prefix(const char *key, const char *fmt, bool has_addr,
-			 const struct in6_addr *a, int len)
+void print_prefix(const char *key, const char *fmt, bool has_addr,
+		  const struct in6_addr *a, int len)
 {
 	char addr[INET6_ADDRSTRLEN] = "?";
 	char buf[INET6_ADDRSTRLEN + 8];
@@ -113,15 +123,15 @@ static void print_prefix(const char *key, const char *fmt, bool has_addr,
 }
 
 /* Prints @val when attribute @a is in the mask @attrs. */
-static void print_attr(__u32 attrs, int a, const char *key, const char *fmt,
-		       __u64 val)
+void print_attr(__u32 attrs, int a, const char *key, const char *fmt,
+		__u64 val)
 {
 	if (attrs & HCN_ATTR(a))
 		print_uint(key, fmt, val);
 }
 
 /* Ends a one-object reply or a list: a newline after JSON. */
-static int end_json(int err)
+int end_json(int err)
 {
 	if (json)
 		putchar('\n');
@@ -162,7 +172,7 @@ static int namespace_print(const struct hcn_namespace *ns, void *arg)
 
 static int do_namespace(int argc, char **argv)
 {
-	struct prefix p = {};
+	struct hicn_prefix p = {};
 	struct hcn_namespace ns;
 	bool dump;
 	int err;
@@ -281,7 +291,7 @@ static int cs_set(int argc, char **argv)
 static int do_cs(int argc, char **argv)
 {
 	const struct hcn_counters *c = NULL;
-	struct prefix p = {};
+	struct hicn_prefix p = {};
 	struct hcn_cs cs;
 	int err;
 
@@ -529,6 +539,14 @@ int do_hicn(int argc, char **argv)
 		return do_limits(argc - 1, argv + 1);
 	if (matches(*argv, "stats"))
 		return do_stats(argc - 1, argv + 1);
+	if (matches(*argv, "listener"))
+		return do_listener(argc - 1, argv + 1);
+	if (matches(*argv, "face"))
+		return do_face(argc - 1, argv + 1);
+	if (matches(*argv, "route"))
+		return do_route(argc - 1, argv + 1);
+	if (matches(*argv, "strategy"))
+		return do_strategy(argc - 1, argv + 1);
 	if (matches(*argv, "monitor")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);

@@ -43,7 +43,10 @@ static void print_usage(FILE *f)
 	fprintf(f, "Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n");
 	print_grammar(f, hicn_grammar, "       ", false);
 	print_grammar(f, psock_grammar, "       ", false);
-	fprintf(f, "OBJECT := { hicn | psock }\n");
+	fprintf(f,
+		"OBJECT := { hicn | psock }\n"
+		"hicnctl { listener | face | route | strategy } ... is short for\n"
+		"    hicnctl hicn { listener | face | route | strategy } ...\n");
 	print_grammar(f, hicn_grammar, NULL, true);
 	print_grammar(f, psock_grammar, NULL, true);
 	fprintf(f,
@@ -354,5 +357,9 @@ int main(int argc, char **argv)
 		return do_psock(argc - 1, argv + 1);
 	if (matches(argv[0], "hicn"))
 		return do_hicn(argc - 1, argv + 1);
+	/* The forwarder's objects without "hicn", as in "hicnctl face add". */
+	if (matches(argv[0], "listener") || matches(argv[0], "face") ||
+	    matches(argv[0], "route") || matches(argv[0], "strategy"))
+		return do_hicn(argc, argv);
 	usage_error("object \"%s\" is unknown, try \"hicnctl help\"", argv[0]);
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
+#include <netinet/in.h>
 #include <linux/types.h>
 
 /* Exit statuses, as ip(8) uses them. */
@@ -76,5 +77,38 @@ void print_grammar(FILE *f, const char *const *grammar, const char *lead,
 
 int do_psock(int argc, char **argv);
 int do_hicn(int argc, char **argv);
+
+/* ---- the hicn object: hicn.c's helpers, shared with hicn_fwd.c ---- */
+
+/* "unknown word" for the hicn object. */
+#define HICN_UNKNOWN	"\"%s\" is unknown, try \"hicnctl hicn help\""
+
+/* A prefix of the command line. */
+struct hicn_prefix {
+	bool		set;
+	struct in6_addr	addr;
+	unsigned int	len;
+};
+
+void hicn_usage(void);	/* the hicn grammar, on stderr */
+/*
+ * Parses "ADDRESS/LENGTH" into @p (a usage error if it is not one); a
+ * length up to 255 is sent as it is, for the kernel to judge.
+ */
+void get_prefix(struct hicn_prefix *p, const char *arg);
+/* An address (when @has_addr) and its length (when @len >= 0). */
+void print_prefix(const char *key, const char *fmt, bool has_addr,
+		  const struct in6_addr *a, int len);
+/* Prints @val when attribute @a is in the mask @attrs. */
+void print_attr(__u32 attrs, int a, const char *key, const char *fmt,
+		__u64 val);
+/* Ends a one-object reply or a list (a newline after JSON): exit status. */
+int end_json(int err);
+
+/* hicn_fwd.c: listeners, faces, routes and strategies. */
+int do_listener(int argc, char **argv);
+int do_face(int argc, char **argv);
+int do_route(int argc, char **argv);
+int do_strategy(int argc, char **argv);
 
 #endif /* HICNCTL_H */

@@ -492,6 +492,225 @@ typedef int (*hcn_event_cb)(const struct hcn_event *ev, void *arg);
  */
 int hcn_monitor(hcn_event_cb cb, void *arg);
 
+/*
+ * ---- Faces, listeners, routes and strategies (libhcn 1.2, HCN_1.2) ----
+ *
+ * Addresses of listeners and UDP faces are IPv4 or IPv6: family says
+ * which member of the union holds it (AF_INET: v4, AF_INET6: v6); ports
+ * are in host byte order, 0 meaning hICN's port 9695 in the *_add()
+ * functions.
+ */
+
+/* A face of the forwarder (HICN_A_FACE_*). */
+struct hcn_face {
+	__u32	attrs;
+	__u32	id;
+	__u8		kind;		/* HICN_FACE_KIND_* */
+	__u8		up;		/* 1 while it takes interests */
+	__u32	uid;		/* its in-records are charged to */
+	__u32	out_pending;	/* interests sent to it, not answered */
+	__u64	interests_in, interests_out, data_in, data_out;
+	__u64	unsolicited;	/* data no interest sent to it asked for */
+	__u64	refused;	/* interests it refused */
+	/* UDP faces only: */
+	__u32	listener_id;
+	__u16	family;		/* of remote: AF_INET or AF_INET6 */
+	union {
+		struct in_addr	v4;
+		struct in6_addr	v6;
+	} remote;
+	__u16	remote_port;
+	__u8		format;		/* HICN_FORMAT_* */
+	__u8		auto_made;	/* HICN_A_FACE_AUTO: made by a peer */
+	__u64	malformed;	/* datagrams dropped as malformed */
+	__u64	tx_drops;	/* packets it could not send */
+};
+
+typedef int (*hcn_face_cb)(const struct hcn_face *f, void *arg);
+
+/**
+ * hcn_face_get() - one face
+ * @id: its id
+ * @f: the face (may be NULL to only test for it)
+ *
+ * Return: 0, -ENOENT when no face has the id, or -errno.
+ */
+int hcn_face_get(__u32 id, struct hcn_face *f);
+
+/**
+ * hcn_face_dump() - every face of the network namespace, in id order
+ * @cb: called for each face
+ * @arg: passed to @cb
+ *
+ * Return: 0, the non-zero value @cb returned, or -errno.
+ */
+int hcn_face_dump(hcn_face_cb cb, void *arg);
+
+/**
+ * hcn_face_add() - make a UDP face of a listener to a peer
+ * @f: listener_id, family and remote (required: HICN_A_FACE_LISTENER_ID,
+ *	HICN_A_FACE_REMOTE), remote_port and format (optional:
+ *	HICN_A_FACE_REMOTE_PORT, HICN_A_FACE_FORMAT), chosen by their bits
+ *	in attrs
+ * @id: where the new face's id goes (may be NULL)
+ *
+ * Return: 0 or -errno: -ENODEV when no listener has the id,
+ * -EAFNOSUPPORT for a peer of another family than the listener's,
+ * -EEXIST when the listener has a face to that peer, -EINVAL for the
+ * ipv4-tcp format, -ENOSPC beyond 1024 UDP faces, -EPERM without
+ * CAP_NET_ADMIN.
+ */
+int hcn_face_add(const struct hcn_face *f, __u32 *id);
+
+/**
+ * hcn_face_del() - delete a UDP face
+ * @id: its id; routes lose their next hops to it
+ *
+ * Return: 0 or -errno: -ENOENT when no face has the id, -EOPNOTSUPP for
+ * an application face (it goes with its socket).
+ */
+int hcn_face_del(__u32 id);
+
+/* A UDP listener (HICN_A_LISTENER_*). */
+struct hcn_listener {
+	__u32	attrs;
+	__u32	id;
+	__u16	family;		/* of local: AF_INET or AF_INET6 */
+	union {
+		struct in_addr	v4;
+		struct in6_addr	v6;
+	} local;
+	__u16	port;
+	__u8		auto_faces;	/* 1: an interest from a new peer makes a face */
+	__u32	faces;		/* its faces */
+	__u64	no_face;	/* datagrams of peers without a face, dropped */
+};
+
+typedef int (*hcn_listener_cb)(const struct hcn_listener *l, void *arg);
+
+/**
+ * hcn_listener_get() - one listener
+ * @id: its id
+ * @l: the listener (may be NULL)
+ *
+ * Return: 0, -ENOENT when no listener has the id, or -errno.
+ */
+int hcn_listener_get(__u32 id, struct hcn_listener *l);
+
+/**
+ * hcn_listener_dump() - every listener of the network namespace
+ * @cb: called for each listener
+ * @arg: passed to @cb
+ *
+ * Return: 0, the non-zero value @cb returned, or -errno.
+ */
+int hcn_listener_dump(hcn_listener_cb cb, void *arg);
+
+/**
+ * hcn_listener_add() - open a UDP listener
+ * @l: family and local (required: HICN_A_LISTENER_LOCAL), port and
+ *	auto_faces (optional: HICN_A_LISTENER_PORT,
+ *	HICN_A_LISTENER_AUTO_FACES), chosen by their bits in attrs
+ * @id: where the new listener's id goes (may be NULL)
+ *
+ * Return: 0 or -errno: -EADDRINUSE when the address and port are taken,
+ * -EADDRNOTAVAIL when the address is not one of the namespace's, -ENOSPC
+ * beyond 64 listeners, -EAFNOSUPPORT (found by the library) for a family
+ * other than AF_INET and AF_INET6.
+ */
+int hcn_listener_add(const struct hcn_listener *l, __u32 *id);
+
+/**
+ * hcn_listener_del() - close a listener and delete its faces
+ * @id: its id
+ *
+ * Return: 0, -ENOENT when no listener has the id, or -errno.
+ */
+int hcn_listener_del(__u32 id);
+
+/* Room for next hops in struct hcn_route (the kernel keeps at most 8). */
+#define HCN_ROUTE_NEXTHOPS_MAX	32
+
+/* A next hop of a route (HICN_A_NEXTHOP_*). */
+struct hcn_nexthop {
+	__u32	face_id;
+	__u32	cost;
+};
+
+/* A FIB entry (HICN_A_ROUTE_*): a prefix, its strategy and next hops. */
+struct hcn_route {
+	__u32	attrs;
+	struct in6_addr	prefix;
+	__u8		prefix_len;
+	__u8		strategy;	/* HICN_STRATEGY_* */
+	/* in the order they were added; nexthops_total counts them all */
+	unsigned int	nexthops;
+	unsigned int	nexthops_total;
+	struct hcn_nexthop	nexthop[HCN_ROUTE_NEXTHOPS_MAX];
+};
+
+typedef int (*hcn_route_cb)(const struct hcn_route *r, void *arg);
+
+/**
+ * hcn_route_get() - the route of exactly one prefix
+ * @prefix: the prefix's address
+ * @prefix_len: its length, 0 to 128
+ * @r: the route (may be NULL)
+ *
+ * Return: 0, -ENOENT when the prefix has no route, -EINVAL for a bad
+ * prefix, or -errno.
+ */
+int hcn_route_get(const struct in6_addr *prefix, unsigned int prefix_len,
+		  struct hcn_route *r);
+
+/**
+ * hcn_route_dump() - every route of the network namespace
+ * @cb: called for each route (producers' claims are routes of cost 0)
+ * @arg: passed to @cb
+ *
+ * Return: 0, the non-zero value @cb returned, or -errno.
+ */
+int hcn_route_dump(hcn_route_cb cb, void *arg);
+
+/**
+ * hcn_route_add() - add a next hop to a prefix
+ * @prefix: the prefix's address (host bits are ignored)
+ * @prefix_len: its length, 0 to 128
+ * @face_id: the next hop's face
+ * @cost: its cost (best route prefers the lowest)
+ *
+ * Return: 0 or -errno: -EEXIST when the face is a next hop of the prefix
+ * already, -ENODEV when no face has the id, -EINVAL for a consumer's face
+ * or a prefix length over 128, -ENOSPC beyond 8 next hops or 65536
+ * routes, -EPERM without CAP_NET_ADMIN.
+ */
+int hcn_route_add(const struct in6_addr *prefix, unsigned int prefix_len,
+		  __u32 face_id, __u32 cost);
+
+/**
+ * hcn_route_del() - remove a next hop from a prefix
+ * @prefix: the prefix's address
+ * @prefix_len: its length
+ * @face_id: the next hop's face; the route goes with its last next hop
+ *
+ * Return: 0 or -errno: -ENOENT when the face is not a next hop of the
+ * prefix (or there is no such face).
+ */
+int hcn_route_del(const struct in6_addr *prefix, unsigned int prefix_len,
+		  __u32 face_id);
+
+/**
+ * hcn_strategy_set() - choose how a route's next hops are used
+ * @prefix: the route's prefix
+ * @prefix_len: its length
+ * @strategy: HICN_STRATEGY_BEST_ROUTE or HICN_STRATEGY_LOAD_BALANCE
+ *
+ * Return: 0 or -errno: -ENOENT when the prefix has no route, -ERANGE for
+ * an unknown strategy.
+ */
+int hcn_strategy_set(const struct in6_addr *prefix, unsigned int prefix_len,
+		     unsigned int strategy);
+
 /* A PSOCK endpoint (PSOCK_A_ENDPOINT_*). */
 struct hcn_psock_endpoint {
 	__u32	attrs;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libhcn: the configuration functions (hcn_namespace_dump(), hcn_cs_get(),
- * hcn_psock_endpoint_add(), ...) over the "hicn" and "psock" generic
- * netlink families (Documentation/netlink/specs/hicn.yaml, psock.yaml).
+ * hcn_face_add(), hcn_route_add(), hcn_psock_endpoint_add(), ...) over the
+ * "hicn" and "psock" generic netlink families
+ * (Documentation/netlink/specs/hicn.yaml, psock.yaml).
  *
  * A small netlink implementation of its own rather than libnl-genl-3: the
  * requests are a handful of fixed attributes, the library stays free of
@@ -849,6 +850,401 @@ int hcn_monitor(hcn_event_cb cb, void *arg)
 	if (!cb)
 		return hcn_local_err(EINVAL, "no callback");
 	return hcn_listen(HICN_FAMILY_NAME, HICN_MCGRP_EVENTS, hicn_event_one, &d);
+}
+
+/* ---- hicn: faces ---- */
+
+/*
+ * An address attribute of 4 or 16 bytes into @family and the union at
+ * @v4 / @v6 (the same storage).
+ */
+static void get_addr(const struct nlattr *a, __u16 *family, void *v4,
+		     void *v6)
+{
+	if (!a)
+		return;
+	if (NLA_PAYLOAD(a) == 4) {
+		*family = AF_INET;
+		get_bin(a, v4, 4);
+	} else if (NLA_PAYLOAD(a) == 16) {
+		*family = AF_INET6;
+		get_bin(a, v6, 16);
+	}
+}
+
+/* The address of @family at @v4 / @v6 as attribute @type. */
+static int put_addr(struct hcn_req *r, int type, int family, const void *v4,
+		    const void *v6)
+{
+	if (family == AF_INET)
+		put(r, type, v4, 4);
+	else if (family == AF_INET6)
+		put(r, type, v6, 16);
+	else
+		return hcn_local_err(EAFNOSUPPORT,
+				     "the address family is not AF_INET or AF_INET6");
+	return 0;
+}
+
+static void face_fill(const void *attrs, int len, struct hcn_face *f)
+{
+	const struct nlattr *tb[HICN_A_FACE_MAX + 1];
+
+	hcn_parse(attrs, len, tb, HICN_A_FACE_MAX);
+	memset(f, 0, sizeof(*f));
+	f->attrs = present(tb, HICN_A_FACE_MAX);
+	f->id = get_u32(tb[HICN_A_FACE_ID]);
+	f->kind = get_u8(tb[HICN_A_FACE_KIND]);
+	f->up = get_u8(tb[HICN_A_FACE_UP]);
+	f->uid = get_u32(tb[HICN_A_FACE_UID]);
+	f->out_pending = get_u32(tb[HICN_A_FACE_OUT_PENDING]);
+	f->interests_in = get_u64(tb[HICN_A_FACE_INTERESTS_IN]);
+	f->interests_out = get_u64(tb[HICN_A_FACE_INTERESTS_OUT]);
+	f->data_in = get_u64(tb[HICN_A_FACE_DATA_IN]);
+	f->data_out = get_u64(tb[HICN_A_FACE_DATA_OUT]);
+	f->unsolicited = get_u64(tb[HICN_A_FACE_UNSOLICITED]);
+	f->refused = get_u64(tb[HICN_A_FACE_REFUSED]);
+	f->listener_id = get_u32(tb[HICN_A_FACE_LISTENER_ID]);
+	get_addr(tb[HICN_A_FACE_REMOTE], &f->family, &f->remote.v4,
+		 &f->remote.v6);
+	f->remote_port = get_u16(tb[HICN_A_FACE_REMOTE_PORT]);
+	f->format = get_u8(tb[HICN_A_FACE_FORMAT]);
+	f->auto_made = get_u8(tb[HICN_A_FACE_AUTO]);
+	f->malformed = get_u64(tb[HICN_A_FACE_MALFORMED]);
+	f->tx_drops = get_u64(tb[HICN_A_FACE_TX_DROPS]);
+}
+
+static int face_one(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	(void)cmd;
+	face_fill(attrs, len, arg);
+	return 0;
+}
+
+int hcn_face_get(__u32 id, struct hcn_face *f)
+{
+	struct hcn_face tmp;
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	req_init(&r, HICN_CMD_FACE_GET, 0);
+	put_u32(&r, HICN_A_FACE_ID, id);
+	memset(&tmp, 0, sizeof(tmp));
+	err = hcn_call(HICN_FAMILY_NAME, &r, face_one, &tmp);
+	if (!err && f)
+		*f = tmp;
+	return err;
+}
+
+static int face_each(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	struct hcn_dump_arg *d = arg;
+	struct hcn_face f;
+
+	(void)cmd;
+	face_fill(attrs, len, &f);
+	return ((hcn_face_cb)d->cb)(&f, d->arg);
+}
+
+int hcn_face_dump(hcn_face_cb cb, void *arg)
+{
+	struct hcn_dump_arg d = { .cb = (void *)cb, .arg = arg };
+	struct hcn_req r;
+
+	hcn_emsg[0] = '\0';
+	if (!cb)
+		return hcn_local_err(EINVAL, "no callback");
+	req_init(&r, HICN_CMD_FACE_GET, 1);
+	return hcn_call(HICN_FAMILY_NAME, &r, face_each, &d);
+}
+
+/* The id of an add's reply (face-add, listener-add: attribute @type). */
+struct hcn_id_arg {
+	int	type;
+	__u32	id;
+};
+
+static int id_one(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	const struct nlattr *tb[32];
+	struct hcn_id_arg *a = arg;
+
+	(void)cmd;
+	hcn_parse(attrs, len, tb, 31);
+	a->id = get_u32(tb[a->type]);
+	return 0;
+}
+
+int hcn_face_add(const struct hcn_face *f, __u32 *id)
+{
+	struct hcn_id_arg got = { .type = HICN_A_FACE_ID };
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	if (!f)
+		return hcn_local_err(EINVAL, "no face");
+	req_init(&r, HICN_CMD_FACE_ADD, 0);
+	if (f->attrs & HCN_ATTR(HICN_A_FACE_LISTENER_ID))
+		put_u32(&r, HICN_A_FACE_LISTENER_ID, f->listener_id);
+	if (f->attrs & HCN_ATTR(HICN_A_FACE_REMOTE)) {
+		err = put_addr(&r, HICN_A_FACE_REMOTE, f->family,
+			       &f->remote.v4, &f->remote.v6);
+		if (err)
+			return err;
+	}
+	if (f->attrs & HCN_ATTR(HICN_A_FACE_REMOTE_PORT))
+		put_u16(&r, HICN_A_FACE_REMOTE_PORT, f->remote_port);
+	if (f->attrs & HCN_ATTR(HICN_A_FACE_FORMAT))
+		put_u8(&r, HICN_A_FACE_FORMAT, f->format);
+	err = hcn_call(HICN_FAMILY_NAME, &r, id_one, &got);
+	if (!err && id)
+		*id = got.id;
+	return err;
+}
+
+int hcn_face_del(__u32 id)
+{
+	struct hcn_req r;
+
+	hcn_emsg[0] = '\0';
+	req_init(&r, HICN_CMD_FACE_DEL, 0);
+	put_u32(&r, HICN_A_FACE_ID, id);
+	return hcn_call(HICN_FAMILY_NAME, &r, NULL, NULL);
+}
+
+/* ---- hicn: listeners ---- */
+
+static void listener_fill(const void *attrs, int len, struct hcn_listener *l)
+{
+	const struct nlattr *tb[HICN_A_LISTENER_MAX + 1];
+
+	hcn_parse(attrs, len, tb, HICN_A_LISTENER_MAX);
+	memset(l, 0, sizeof(*l));
+	l->attrs = present(tb, HICN_A_LISTENER_MAX);
+	l->id = get_u32(tb[HICN_A_LISTENER_ID]);
+	get_addr(tb[HICN_A_LISTENER_LOCAL], &l->family, &l->local.v4,
+		 &l->local.v6);
+	l->port = get_u16(tb[HICN_A_LISTENER_PORT]);
+	l->auto_faces = get_u8(tb[HICN_A_LISTENER_AUTO_FACES]);
+	l->faces = get_u32(tb[HICN_A_LISTENER_FACES]);
+	l->no_face = get_u64(tb[HICN_A_LISTENER_NO_FACE]);
+}
+
+static int listener_one(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	(void)cmd;
+	listener_fill(attrs, len, arg);
+	return 0;
+}
+
+int hcn_listener_get(__u32 id, struct hcn_listener *l)
+{
+	struct hcn_listener tmp;
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	req_init(&r, HICN_CMD_LISTENER_GET, 0);
+	put_u32(&r, HICN_A_LISTENER_ID, id);
+	memset(&tmp, 0, sizeof(tmp));
+	err = hcn_call(HICN_FAMILY_NAME, &r, listener_one, &tmp);
+	if (!err && l)
+		*l = tmp;
+	return err;
+}
+
+static int listener_each(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	struct hcn_dump_arg *d = arg;
+	struct hcn_listener l;
+
+	(void)cmd;
+	listener_fill(attrs, len, &l);
+	return ((hcn_listener_cb)d->cb)(&l, d->arg);
+}
+
+int hcn_listener_dump(hcn_listener_cb cb, void *arg)
+{
+	struct hcn_dump_arg d = { .cb = (void *)cb, .arg = arg };
+	struct hcn_req r;
+
+	hcn_emsg[0] = '\0';
+	if (!cb)
+		return hcn_local_err(EINVAL, "no callback");
+	req_init(&r, HICN_CMD_LISTENER_GET, 1);
+	return hcn_call(HICN_FAMILY_NAME, &r, listener_each, &d);
+}
+
+int hcn_listener_add(const struct hcn_listener *l, __u32 *id)
+{
+	struct hcn_id_arg got = { .type = HICN_A_LISTENER_ID };
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	if (!l)
+		return hcn_local_err(EINVAL, "no listener");
+	req_init(&r, HICN_CMD_LISTENER_ADD, 0);
+	if (l->attrs & HCN_ATTR(HICN_A_LISTENER_LOCAL)) {
+		err = put_addr(&r, HICN_A_LISTENER_LOCAL, l->family,
+			       &l->local.v4, &l->local.v6);
+		if (err)
+			return err;
+	}
+	if (l->attrs & HCN_ATTR(HICN_A_LISTENER_PORT))
+		put_u16(&r, HICN_A_LISTENER_PORT, l->port);
+	if (l->attrs & HCN_ATTR(HICN_A_LISTENER_AUTO_FACES))
+		put_u8(&r, HICN_A_LISTENER_AUTO_FACES, l->auto_faces);
+	err = hcn_call(HICN_FAMILY_NAME, &r, id_one, &got);
+	if (!err && id)
+		*id = got.id;
+	return err;
+}
+
+int hcn_listener_del(__u32 id)
+{
+	struct hcn_req r;
+
+	hcn_emsg[0] = '\0';
+	req_init(&r, HICN_CMD_LISTENER_DEL, 0);
+	put_u32(&r, HICN_A_LISTENER_ID, id);
+	return hcn_call(HICN_FAMILY_NAME, &r, NULL, NULL);
+}
+
+/* ---- hicn: routes and strategies ---- */
+
+static void route_fill(const void *attrs, int len, struct hcn_route *rt)
+{
+	const struct nlattr *tb[HICN_A_ROUTE_MAX + 1];
+	const struct nlattr *a = attrs;
+
+	hcn_parse(attrs, len, tb, HICN_A_ROUTE_MAX);
+	memset(rt, 0, sizeof(*rt));
+	rt->attrs = present(tb, HICN_A_ROUTE_MAX);
+	get_bin(tb[HICN_A_ROUTE_PREFIX], &rt->prefix, sizeof(rt->prefix));
+	rt->prefix_len = get_u8(tb[HICN_A_ROUTE_PREFIX_LEN]);
+	rt->strategy = get_u8(tb[HICN_A_ROUTE_STRATEGY]);
+	/* The next hops are a multi-attr: every one, in order. */
+	while (len >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) == HICN_A_ROUTE_NEXTHOP) {
+			const struct nlattr *nh[HICN_A_NEXTHOP_MAX + 1];
+
+			if (rt->nexthops < HCN_ROUTE_NEXTHOPS_MAX) {
+				struct hcn_nexthop *n = &rt->nexthop[rt->nexthops++];
+
+				hcn_parse(NLA_DATA(a), NLA_PAYLOAD(a), nh,
+					  HICN_A_NEXTHOP_MAX);
+				n->face_id = get_u32(nh[HICN_A_NEXTHOP_FACE_ID]);
+				n->cost = get_u32(nh[HICN_A_NEXTHOP_COST]);
+			}
+			rt->nexthops_total++;
+		}
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+}
+
+static int route_one(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	(void)cmd;
+	route_fill(attrs, len, arg);
+	return 0;
+}
+
+int hcn_route_get(const struct in6_addr *prefix, unsigned int prefix_len,
+		  struct hcn_route *rt)
+{
+	struct hcn_route tmp;
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	req_init(&r, HICN_CMD_ROUTE_GET, 0);
+	err = put_prefix(&r, HICN_A_ROUTE_PREFIX, HICN_A_ROUTE_PREFIX_LEN,
+			 prefix, prefix_len);
+	if (err)
+		return err;
+	memset(&tmp, 0, sizeof(tmp));
+	err = hcn_call(HICN_FAMILY_NAME, &r, route_one, &tmp);
+	if (!err && rt)
+		*rt = tmp;
+	return err;
+}
+
+static int route_each(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	struct hcn_dump_arg *d = arg;
+	struct hcn_route rt;
+
+	(void)cmd;
+	route_fill(attrs, len, &rt);
+	return ((hcn_route_cb)d->cb)(&rt, d->arg);
+}
+
+int hcn_route_dump(hcn_route_cb cb, void *arg)
+{
+	struct hcn_dump_arg d = { .cb = (void *)cb, .arg = arg };
+	struct hcn_req r;
+
+	hcn_emsg[0] = '\0';
+	if (!cb)
+		return hcn_local_err(EINVAL, "no callback");
+	req_init(&r, HICN_CMD_ROUTE_GET, 1);
+	return hcn_call(HICN_FAMILY_NAME, &r, route_each, &d);
+}
+
+int hcn_route_add(const struct in6_addr *prefix, unsigned int prefix_len,
+		  __u32 face_id, __u32 cost)
+{
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	req_init(&r, HICN_CMD_ROUTE_ADD, 0);
+	err = put_prefix(&r, HICN_A_ROUTE_PREFIX, HICN_A_ROUTE_PREFIX_LEN,
+			 prefix, prefix_len);
+	if (err)
+		return err;
+	put_u32(&r, HICN_A_ROUTE_FACE_ID, face_id);
+	put_u32(&r, HICN_A_ROUTE_COST, cost);
+	return hcn_call(HICN_FAMILY_NAME, &r, NULL, NULL);
+}
+
+int hcn_route_del(const struct in6_addr *prefix, unsigned int prefix_len,
+		  __u32 face_id)
+{
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	req_init(&r, HICN_CMD_ROUTE_DEL, 0);
+	err = put_prefix(&r, HICN_A_ROUTE_PREFIX, HICN_A_ROUTE_PREFIX_LEN,
+			 prefix, prefix_len);
+	if (err)
+		return err;
+	put_u32(&r, HICN_A_ROUTE_FACE_ID, face_id);
+	return hcn_call(HICN_FAMILY_NAME, &r, NULL, NULL);
+}
+
+int hcn_strategy_set(const struct in6_addr *prefix, unsigned int prefix_len,
+		     unsigned int strategy)
+{
+	struct hcn_req r;
+	int err;
+
+	hcn_emsg[0] = '\0';
+	if (strategy > 255)
+		return hcn_local_err(ERANGE, "strategy over 255");
+	req_init(&r, HICN_CMD_STRATEGY_SET, 0);
+	err = put_prefix(&r, HICN_A_ROUTE_PREFIX, HICN_A_ROUTE_PREFIX_LEN,
+			 prefix, prefix_len);
+	if (err)
+		return err;
+	put_u8(&r, HICN_A_ROUTE_STRATEGY, strategy);
+	return hcn_call(HICN_FAMILY_NAME, &r, NULL, NULL);
 }
 
 /* ---- psock: endpoints ---- */

@@ -7,8 +7,10 @@
 # that Documentation/netlink/specs/hicn.yaml is proven to match the
 # kernel.
 #
-#   ns1: producers, consumers, monitors    ns2: a monitor and its own
-#                                          (empty) tables
+#   ns1: producers, consumers, monitors,   ns2: a monitor and its own
+#        listeners on lo (127.0.0.1,            (empty) tables
+#        ::1), UDP faces to peers that
+#        need not exist, routes
 #
 # AF_HICN sockets are made from Python through ctypes (libc's socket(),
 # bind(), sendto(), connect(), recv()), so the test needs no helper
@@ -127,9 +129,9 @@ stop_producer() {
 
 # ---- help ----
 
-check "help: hicnctl help has the 10 hicn commands" 0 10 \
+check "help: hicnctl help has the 20 hicn commands" 0 20 \
 	eval "\"$HICNCTL\" help | grep -c '^       hicnctl hicn '"
-check "help: hicnctl hicn help, the same grammar" 0 10 \
+check "help: hicnctl hicn help, the same grammar" 0 20 \
 	eval "\"$HICNCTL\" hicn help 2>&1 | grep -c 'hicnctl hicn '"
 check "help: an unknown hicn object is a usage error" 1 \
 	'Error: object "hicn foo" is unknown, try "hicnctl hicn help".' \
@@ -388,6 +390,279 @@ check "unshare -Ur: root of a user namespace cannot change $ns1" 2 \
 	nobody unshare -Ur "$HICNCTL" hicn limits set pit-max 5
 check "unshare -Ur: and can read it" 0 2 \
 	eval "nobody unshare -Ur $HICNCTL hicn namespace show | wc -l"
+
+# ---- listeners, faces, routes, strategies ----
+
+# An add prints the new object's id: "listener N", "face N".
+id_of() {	# id_of WANT-KIND COMMAND...: the id, or nothing
+	local kind=$1 out
+	shift
+	out=$("$@") || return 1
+	[[ $out =~ ^$kind\ ([0-9]+)$ ]] && echo "${BASH_REMATCH[1]}"
+}
+check "listener show: none at first" 0 "" ctl1 listener show
+L4=$(id_of listener ctl1 listener add 127.0.0.1)
+tap_result $? "listener add 127.0.0.1: prints \"listener ID\" ($L4)"
+L6=$(id_of listener ctl1 listener add ::1 port 9696 auto-faces on)
+tap_result $? "listener add ::1 port 9696 auto-faces on ($L6)"
+check "listener show: both, in id order" 0 \
+"listener $L4 local 127.0.0.1 port 9695 auto-faces off faces 0
+listener $L6 local ::1 port 9696 auto-faces on faces 0" ctl1 listener show
+check "listener show ID: one" 0 \
+	"listener $L6 local ::1 port 9696 auto-faces on faces 0" \
+	ctl1 listener show "$L6"
+check "listener show -s: the datagrams of peers without a face" 0 \
+	"listener $L4 local 127.0.0.1 port 9695 auto-faces off faces 0 no-face 0" \
+	"$HICNCTL" -s -n "$ns1" hicn listener show "$L4"
+check "listener show -j" 0 \
+	"[{\"id\":$L4,\"local\":\"127.0.0.1\",\"port\":9695,\"auto_faces\":0,\"faces\":0}]" \
+	"$HICNCTL" -j -n "$ns1" hicn listener show "$L4"
+"$HICNCTL" -p -n "$ns1" hicn listener show | python3 -m json.tool >/dev/null
+tap_result $? "listener show -p: python3 -m json.tool parses it"
+check "listener add: the same address and port is EADDRINUSE" 2 \
+	"Error: the address and port are in use: Address already in use." \
+	ctl1 listener add 127.0.0.1
+check "listener add: an address of another host is EADDRNOTAVAIL" 2 \
+	"Error: not an address of this network namespace: Cannot assign requested address." \
+	ctl1 listener add 10.9.9.9
+check "listener show: no such id is ENOENT" 2 \
+	"Error: no listener with this id: No such file or directory." \
+	ctl1 listener show 999
+check "listener del: no such id is ENOENT" 2 \
+	"Error: no listener with this id: No such file or directory." \
+	ctl1 listener del 999
+check "listener add: not an address is a usage error" 1 \
+	'Error: "foo" is not an IPv4 or IPv6 address.' ctl1 listener add foo
+check "listener add: auto-faces takes on or off" 1 \
+	'Error: "maybe" is not on or off.' \
+	ctl1 listener add 127.0.0.1 auto-faces maybe
+check "listener add: port 70000 is a usage error" 1 \
+	'Error: "70000" is not a valid port.' ctl1 listener add 127.0.0.1 port 70000
+many_listeners() {
+	local p
+	for p in $(seq 10001 10062); do
+		ctl1 listener add 127.0.0.1 port "$p" >/dev/null || return 1
+	done
+}
+tap_check "listener add: 64 listeners in all" many_listeners
+check "listener add: the 65th is ENOSPC" 2 \
+	"Error: too many listeners: No space left on device." \
+	ctl1 listener add 127.0.0.1 port 10063
+del_many_listeners() {
+	local id
+	for id in $(ctl1 listener show | awk '$6 > 10000 { print $2 }'); do
+		ctl1 listener del "$id" || return 1
+	done
+}
+tap_check "listener del: the 62 extra ones" del_many_listeners
+check "listener show: two left" 0 2 eval "ctl1 listener show | wc -l"
+
+F4=$(id_of face ctl1 face add udp listener "$L4" remote 127.0.0.2)
+tap_result $? "face add udp listener ID remote 127.0.0.2 ($F4)"
+F6=$(id_of face ctl1 face add udp listener "$L6" remote ::2 port 9700 format compact)
+tap_result $? "face add udp: IPv6, port 9700, compact ($F6)"
+check "face show ID: a UDP face" 0 \
+	"face $F4 udp up uid 0 pending 0 listener $L4 remote 127.0.0.2 port 9695 format ipv6-tcp" \
+	ctl1 face show "$F4"
+check "face show -s: with its counters" 0 \
+	"face $F6 udp up uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact interests-in 0 interests-out 0 data-in 0 data-out 0 unsolicited 0 refused 0 malformed 0 tx-drops 0" \
+	"$HICNCTL" -s -n "$ns1" hicn face show "$F6"
+check "face show: the producers' faces and the UDP faces, in id order" 0 \
+"face $faceA producer up uid 0 pending 0
+face $faceB producer up uid 0 pending 0
+face $F4 udp up uid 0 pending 0 listener $L4 remote 127.0.0.2 port 9695 format ipv6-tcp
+face $F6 udp up uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact" \
+	ctl1 face show
+check "face show -j" 0 \
+	"[{\"id\":$F4,\"kind\":\"udp\",\"state\":\"up\",\"uid\":0,\"pending\":0,\"listener\":$L4,\"remote\":\"127.0.0.2\",\"port\":9695,\"format\":\"ipv6-tcp\",\"auto\":0}]" \
+	"$HICNCTL" -j -n "$ns1" hicn face show "$F4"
+"$HICNCTL" -j -s -n "$ns1" hicn face show | python3 -m json.tool >/dev/null
+tap_result $? "face show -j -s: python3 -m json.tool parses it"
+check "listener show: the listener counts its face" 0 \
+	"listener $L4 local 127.0.0.1 port 9695 auto-faces off faces 1" \
+	ctl1 listener show "$L4"
+check "face add: a second face to the same peer is EEXIST" 2 \
+	"Error: the listener has a face to this peer: File exists." \
+	ctl1 face add udp listener "$L4" remote 127.0.0.2
+check "face add: an IPv6 peer on an IPv4 listener is EAFNOSUPPORT" 2 \
+	"Error: not the listener's address family: Address family not supported by protocol." \
+	ctl1 face add udp listener "$L4" remote ::5
+check "face add: no such listener is ENODEV" 2 \
+	"Error: no listener with this id: No such device." \
+	ctl1 face add udp listener 999 remote 127.0.0.2
+check "face add: the ipv4-tcp format is EINVAL" 2 \
+	"Error: AF_HICN names need the ipv6-tcp or compact format: Invalid argument." \
+	ctl1 face add udp listener "$L4" remote 127.0.0.3 format ipv4-tcp
+check "face show: no such face is ENOENT" 2 \
+	"Error: no face with this id: No such file or directory." \
+	ctl1 face show 999999
+check "face del: no such face is ENOENT" 2 \
+	"Error: no face with this id: No such file or directory." \
+	ctl1 face del 999999
+check "face del: an application face is EOPNOTSUPP" 2 \
+	"Error: an application face goes with its socket: Operation not supported." \
+	ctl1 face del "$faceA"
+check "face add: the kind is udp" 1 \
+	'Error: "listener" is not a kind of face, try "udp".' \
+	ctl1 face add listener "$L4" remote 127.0.0.3
+check "face add: without a listener is a usage error" 1 \
+	'Error: face add needs "listener ID" or "local ADDRESS".' \
+	ctl1 face add udp remote 127.0.0.3
+check "face add: without a peer is a usage error" 1 \
+	'Error: face add needs "remote ADDRESS".' \
+	ctl1 face add udp listener "$L4"
+check "face add: an unknown format is a usage error" 1 \
+	'Error: "foo" is not a format (ipv6-tcp or compact).' \
+	ctl1 face add udp listener "$L4" remote 127.0.0.3 format foo
+
+# The issue's grammar: a face by its local address, without "hicn"; the
+# listener on that address and port is used, or made.
+check "face add udp local A port P remote B port Q: on listener $L4" 0 1 \
+	eval "\"$HICNCTL\" -n $ns1 face add udp local 127.0.0.1 port 9695 remote 127.0.0.3 port 9695 |
+		grep -c '^face [0-9]*$'"
+check "face add udp local: the listener has two faces" 0 \
+	"listener $L4 local 127.0.0.1 port 9695 auto-faces off faces 2" \
+	ctl1 listener show "$L4"
+F3=$(ctl1 face show | awk '/ remote 127\.0\.0\.3 / { print $2 }')
+check "face add udp local: a new port makes a listener" 0 \
+	"127.0.0.1 9697 1" \
+	eval "\"$HICNCTL\" -n $ns1 face add udp local 127.0.0.1 port 9697 remote 127.0.0.4 >/dev/null &&
+		ctl1 listener show | awk '\$6 == 9697 { print \$4, \$6, \$10 }'"
+check "face add udp local: a refused face takes the new listener back" 2 \
+	"Error: not the listener's address family: Address family not supported by protocol." \
+	"$HICNCTL" -n "$ns1" face add udp local 127.0.0.1 port 9698 remote ::6
+check "face add udp local: no listener on port 9698 left" 0 "" \
+	eval "ctl1 listener show | awk '\$6 == 9698'"
+check "hicnctl face show is hicnctl hicn face show" 0 \
+	"$(ctl1 face show "$F4")" "$HICNCTL" -n "$ns1" face show "$F4"
+
+check "route add: via the IPv4 face, cost 10" 0 "" \
+	ctl1 route add b003::/16 via "$F4" cost 10
+check "route add: a second next hop, cost 5 (hicnctl route add)" 0 "" \
+	"$HICNCTL" -n "$ns1" route add b003::/16 via "$F6" cost 5
+check "route show PREFIX: next hops in the order added" 0 \
+	"b003::/16 via $F4 cost 10 via $F6 cost 5 strategy best-route" \
+	ctl1 route show b003::/16
+check "route show PREFIX: host bits are ignored" 0 \
+	"b003::/16 via $F4 cost 10 via $F6 cost 5 strategy best-route" \
+	ctl1 route show b003::1/16
+check "strategy set: load-balance" 0 "" \
+	ctl1 strategy set b003::/16 load-balance
+check "route show: the claims are routes of cost 0, with ours" 0 \
+"b001:a:b:c::/64 via $faceA cost 0 strategy best-route
+b002::/48 via $faceB cost 0 strategy best-route
+b003::/16 via $F4 cost 10 via $F6 cost 5 strategy load-balance" \
+	eval "\"$HICNCTL\" -n $ns1 route show | sort"
+check "route show -j" 0 \
+	"[{\"prefix\":\"b003::/16\",\"nexthops\":[{\"face\":$F4,\"cost\":10},{\"face\":$F6,\"cost\":5}],\"strategy\":\"load-balance\"}]" \
+	"$HICNCTL" -j -n "$ns1" hicn route show b003::/16
+"$HICNCTL" -p -n "$ns1" hicn route show | python3 -m json.tool >/dev/null
+tap_result $? "route show -p: python3 -m json.tool parses it"
+check "route add: the same next hop again is EEXIST" 2 \
+	"Error: the face is a next hop of this prefix already: File exists." \
+	ctl1 route add b003::/16 via "$F4"
+check "route add: no such face is ENODEV" 2 \
+	"Error: no face with this id: No such device." \
+	ctl1 route add b004::/16 via 999999
+check "route add: prefix length 129 is EINVAL" 2 \
+	"Error: prefix length over 128: Invalid argument." \
+	ctl1 route add b004::/129 via "$F4"
+check "route del: a face that is not a next hop is ENOENT" 2 \
+	"Error: the face is not a next hop of this prefix: No such file or directory." \
+	ctl1 route del b003::/16 via "$faceB"
+check "route show: a prefix without a route is ENOENT" 2 \
+	"Error: no route with this prefix: No such file or directory." \
+	ctl1 route show b005::/16
+check "strategy set: a prefix without a route is ENOENT" 2 \
+	"Error: no route with this prefix: No such file or directory." \
+	ctl1 strategy set b005::/16 best-route
+check "route add: without via is a usage error" 1 \
+	'Error: route add needs "via FACE".' ctl1 route add b004::/16
+check "route add: a prefix needs its length" 1 \
+	'Error: "b004::" is not a prefix (ADDRESS/LENGTH).' \
+	ctl1 route add b004:: via "$F4"
+check "strategy set: an unknown strategy is a usage error" 1 \
+	'Error: "fastest" is not a strategy (best-route or load-balance).' \
+	ctl1 strategy set b003::/16 fastest
+
+# A consumer's face serves no interests; nine next hops are one too many.
+start_producer C "c = chk(libc.socket(AF, SOCK_CONS, CONS_REL))"
+tap_result $? "a consumer socket: its face"
+faceC=$(ctl1 face show | awk '$3 == "consumer" { print $2 }')
+check "route add: via a consumer's face is EINVAL" 2 \
+	"Error: a consumer's face serves no interests: Invalid argument." \
+	ctl1 route add b004::/16 via "$faceC"
+stop_producer C
+nine_hops() {
+	local i f
+	for i in $(seq 10 18); do
+		f=$(id_of face ctl1 face add udp listener "$L4" remote "127.0.0.$i") || return 1
+		if [ "$i" -lt 18 ]; then
+			ctl1 route add b007::/16 via "$f" || return 1
+		else
+			last=$f
+		fi
+	done
+}
+tap_check "route add: eight next hops of b007::/16" nine_hops
+check "route add: a ninth is ENOSPC" 2 \
+	"Error: too many next hops or routes: No space left on device." \
+	ctl1 route add b007::/16 via "$last"
+check "route show: b007::/16 has its eight" 0 8 \
+	eval "ctl1 route show b007::/16 | grep -o ' via ' | wc -l"
+
+# Permissions: nobody shows, changes nothing.
+for c in "listener show" "face show" "route show" "route show b003::/16"; do
+	# shellcheck disable=SC2086
+	hicnctl_nobody $c >/dev/null
+	tap_result $? "nobody: $c works"
+done
+for c in "listener add 127.0.0.1 port 9800" "listener del $L4" \
+	 "face add udp listener $L4 remote 127.0.0.9" "face del $F4" \
+	 "route add b006::/16 via $F4" "route del b003::/16 via $F4" \
+	 "strategy set b003::/16 best-route"; do
+	# shellcheck disable=SC2086
+	check "nobody: $c is EPERM" 2 "Error: Operation not permitted." \
+		hicnctl_nobody $c
+done
+check "nobody: the route is unchanged" 0 \
+	"b003::/16 via $F4 cost 10 via $F6 cost 5 strategy load-balance" \
+	ctl1 route show b003::/16
+check "$ns2 sees none of $ns1's listeners" 0 "" ctl2 listener show
+check "$ns2 sees none of $ns1's faces" 0 "" ctl2 face show
+check "$ns2 sees none of $ns1's routes" 0 "" ctl2 route show
+
+# Deleting: next hops, faces (their routes lose them), listeners (their
+# faces go).
+check "route del: the IPv6 face's next hop" 0 "" \
+	"$HICNCTL" -n "$ns1" hicn route del b003::/16 via "$F6"
+check "route show: one next hop left" 0 \
+	"b003::/16 via $F4 cost 10 strategy load-balance" ctl1 route show b003::/16
+check "face del: the IPv4 face" 0 "" ctl1 face del "$F4"
+check "face del: the route went with its last next hop" 2 \
+	"Error: no route with this prefix: No such file or directory." \
+	ctl1 route show b003::/16
+check "listener del: the IPv6 listener" 0 "" ctl1 listener del "$L6"
+check "listener del: its face went with it" 2 \
+	"Error: no face with this id: No such file or directory." \
+	ctl1 face show "$F6"
+del_all_listeners() {
+	local id
+	for id in $(ctl1 listener show | awk '{ print $2 }'); do
+		ctl1 listener del "$id" || return 1
+	done
+}
+tap_check "listener del: every listener" del_all_listeners
+check "face show: no UDP face is left" 0 \
+"face $faceA producer up uid 0 pending 0
+face $faceB producer up uid 0 pending 0" \
+	eval "ctl1 face show | grep -v ' consumer '"
+check "route show: only the claims are left" 0 \
+"b001:a:b:c::/64 via $faceA cost 0 strategy best-route
+b002::/48 via $faceB cost 0 strategy best-route" \
+	eval "ctl1 route show | sort"
+[ -n "$F3" ]
+tap_result $? "the face made by local address had an id ($F3)"
 
 # ---- events ----
 
