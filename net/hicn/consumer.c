@@ -6,14 +6,24 @@
  * subscription, or an explicit version); its answer carries the version,
  * the object length and the number of the final segment.  The consumer
  * then keeps a window of interests outstanding for the following segments
- * (HICN_WINDOW) and hands the bytes to the reader in order.
+ * and hands the bytes to the reader in order.  How many: the congestion
+ * window of cc.c (loss-based AIMD with slow start, between
+ * HICN_MIN_WINDOW_SIZE and HICN_MAX_WINDOW_SIZE; HICN_WINDOW fixes it),
+ * which grows with each segment received and halves on a timeout.
  *
- * Segments land in a ring of window slots (segment s in slot s % window)
- * as references on the producer's object: nothing is copied until the
- * reader's copy_to_iter().  CONS_REL retransmits an interest whose data
- * did not come within its lifetime, up to HICN_RETX_LIMIT times, then
- * fails the fetch with ETIMEDOUT.  CONS_UNREL never retransmits: a missing
- * segment reads as zeros and is counted (HICN_CMSG_LOST, hi_lost).
+ * Segments land in a ring of HICN_MAX_WINDOW_SIZE slots (segment s in
+ * slot s % ring_size) as references on the producer's object: nothing is
+ * copied until the reader's copy_to_iter().  The slots between the
+ * reader's position and the last segment asked for hold segments received
+ * and not yet read, and interests outstanding (at most the congestion
+ * window of them).  CONS_REL resends an interest whose data did not come
+ * within the retransmission timeout (RTO, from the RTT measured on the
+ * segments, cc.c), up to HICN_RETX_LIMIT times; the last try waits for its
+ * whole lifetime, then the fetch fails with ETIMEDOUT.  Data that comes
+ * after its interest was resent fills the slot once (a slot that is no
+ * longer PENDING ignores it) and gives no RTT sample (Karn).  CONS_UNREL
+ * never retransmits: a segment whose lifetime ran out reads as zeros and
+ * is counted (HICN_CMSG_LOST, hi_lost).
  *
  * Memory: the segments received and not yet read are charged to the
  * receive buffer (sk_rmem_alloc, HICN_INFO hi_rmem, SO_MEMINFO), and the
@@ -45,6 +55,7 @@
  *   by arriving data, both under hicn_cons.lock.
  */
 
+#include <linux/ktime.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -96,18 +107,39 @@ static void hicn_cons_arm(struct hicn_cons *c, unsigned long when)
  * A segment is queued for the reader: its bytes are charged to the receive
  * buffer until the reader has them or the fetch is dropped (lock held).
  */
-/* @slot leaves hicn_cons.pending if it is there (hicn_cons.lock held). */
-static void hicn_cons_unpend(struct hicn_slot *slot)
+/*
+ * @slot leaves hicn_cons.pending or .expiring if it is on one: its
+ * interest is no longer outstanding (hicn_cons.lock held).
+ */
+static void hicn_cons_unpend(struct hicn_cons *c, struct hicn_slot *slot)
 {
-	if (slot->pending.next && !list_empty(&slot->pending))
+	lockdep_assert_held(&c->lock);
+	if (slot->pending.next && !list_empty(&slot->pending)) {
 		list_del_init(&slot->pending);
+		c->in_flight--;
+	}
+}
+
+/* Nothing of the window is outstanding any more (hicn_cons.lock held). */
+static void hicn_cons_unpend_all(struct hicn_cons *c)
+{
+	INIT_LIST_HEAD(&c->pending);
+	INIT_LIST_HEAD(&c->expiring);
+	c->in_flight = 0;
+}
+
+/* The interest of @slot goes out now (hicn_cons.lock held). */
+static void hicn_cons_sent(struct hicn_slot *slot, unsigned long now)
+{
+	slot->sent = now;
+	slot->sent_ns = ktime_get_ns();
 }
 
 static void hicn_cons_slot_fill(struct hicn_sock *hs, struct hicn_slot *slot,
 				const struct hicn_data *d)
 {
 	lockdep_assert_held(&hs->cons.lock);
-	hicn_cons_unpend(slot);
+	hicn_cons_unpend(&hs->cons, slot);
 	slot->obj = hicn_obj_get(d->obj);
 	slot->off = d->off;
 	slot->len = d->len;
@@ -123,7 +155,7 @@ static void hicn_cons_slot_clear(struct hicn_sock *hs, struct hicn_slot *slot)
 		atomic_sub(slot->len, &hs->sk.sk_rmem_alloc);
 		hicn_obj_put(slot->obj);
 	}
-	hicn_cons_unpend(slot);
+	hicn_cons_unpend(&hs->cons, slot);
 	memset(slot, 0, sizeof(*slot));
 }
 
@@ -165,7 +197,7 @@ static void hicn_cons_abort(struct hicn_sock *hs)
 		}
 	}
 	memset(&c->first_slot, 0, sizeof(c->first_slot));
-	INIT_LIST_HEAD(&c->pending);
+	hicn_cons_unpend_all(c);
 	c->state = HICN_F_IDLE;
 	c->gen++;
 	c->fetch++;
@@ -212,7 +244,7 @@ static void hicn_cons_begin(struct hicn_sock *hs)
 }
 
 /*
- * Make sure the ring has HICN_WINDOW slots before a fetch starts
+ * Make sure the ring has HICN_MAX_WINDOW_SIZE slots before a fetch starts
  * (lock_sock held, no fetch in progress).
  */
 static int hicn_cons_ring(struct hicn_sock *hs)
@@ -220,17 +252,19 @@ static int hicn_cons_ring(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 	struct hicn_slot *ring, *old;
 
+	u32 size = c->cc.max;
+
 	sock_owned_by_me(&hs->sk);
-	if (c->ring && c->ring_size == c->window)
+	if (c->ring && c->ring_size == size)
 		return 0;
-	ring = kvcalloc(c->window, sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	ring = kvcalloc(size, sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return -ENOMEM;
 	spin_lock_bh(&c->lock);
 	old = c->ring;
 	c->ring = ring;
-	c->ring_size = c->window;
-	INIT_LIST_HEAD(&c->pending);	/* no fetch: nothing was pending */
+	c->ring_size = size;
+	hicn_cons_unpend_all(c);	/* no fetch: nothing was pending */
 	spin_unlock_bh(&c->lock);
 	kvfree(old);
 	return 0;
@@ -283,10 +317,10 @@ static void hicn_cons_face_data(struct hicn_face *face,
 				const struct hicn_data *d)
 {
 	struct sock *sk = hicn_face_sk(face);
-	struct hicn_slot *slot = NULL;
+	struct hicn_slot *slot = NULL, *sent = NULL;
+	bool wake = false, sample = false;
 	struct hicn_sock *hs;
 	struct hicn_cons *c;
-	bool wake = false;
 
 	if (!sk)
 		return;
@@ -322,22 +356,30 @@ static void hicn_cons_face_data(struct hicn_face *face,
 			c->base = 0;
 			c->base_off = 0;
 			c->next_req = 1;
-			c->scan_at = jiffies + c->lifetime;
 			slot = &c->ring[0];
+			sent = &c->first_slot;
+			/*
+			 * A subscription's interest waited for the
+			 * publication: no RTT.
+			 */
+			sample = !sent->tries && c->first.kind != HICN_I_NEXT;
 		}
 	} else if (c->state == HICN_F_DATA && d->key.kind == HICN_I_EXACT &&
 		   d->key.ver == c->ver && d->key.seg >= c->base &&
 		   d->key.seg < c->next_req &&
 		   ipv6_addr_equal(&d->key.name, &c->first.name)) {
 		slot = &c->ring[d->key.seg % c->ring_size];
+		sent = slot;
+		sample = !slot->tries;
 		if (slot->state != HICN_SLOT_PENDING) {
+			/* A second copy, or a segment given up on. */
 			slot = NULL;
 		} else if (d->flags & HICN_DATA_NACK || !d->obj) {
 			/* The producer dropped the version under us. */
 			slot = NULL;
 			if (hs->sk.sk_protocol == CONS_UNREL) {
-				hicn_cons_unpend(&c->ring[d->key.seg %
-							  c->ring_size]);
+				hicn_cons_unpend(c, &c->ring[d->key.seg %
+							     c->ring_size]);
 				c->ring[d->key.seg % c->ring_size].state =
 					HICN_SLOT_LOST;
 				c->lost++;
@@ -350,6 +392,8 @@ static void hicn_cons_face_data(struct hicn_face *face,
 		}
 	}
 	if (slot) {
+		/* Before the fill: @sent may be @slot, whose times it keeps. */
+		hicn_cc_data(&c->cc, sent->sent_ns, sample);
 		hicn_cons_slot_fill(hs, slot, d);
 		c->gen++;
 		hicn_count(&hs->info.hi_segments, 1);
@@ -394,61 +438,110 @@ static u32 hicn_cons_slot_seg(const struct hicn_cons *c,
 }
 
 /*
+ * The window slot whose timer runs out first: the head of
+ * hicn_cons.pending (due at its RTO) or of hicn_cons.expiring (due at its
+ * lifetime), whichever is sooner.  Returns it when it is due at @now;
+ * otherwise NULL, with *@next its deadline when there is one (*@any).
+ * hicn_cons.lock held.
+ */
+static struct hicn_slot *hicn_cons_due(struct hicn_cons *c,
+				       unsigned long now, unsigned long *next,
+				       bool *any)
+{
+	struct hicn_slot *slot = NULL, *s;
+	unsigned long due = 0, d;
+
+	lockdep_assert_held(&c->lock);
+	if (!list_empty(&c->pending)) {
+		slot = list_first_entry(&c->pending, struct hicn_slot, pending);
+		due = slot->sent + hicn_cc_rto(&c->cc, c->lifetime_ms);
+	}
+	if (!list_empty(&c->expiring)) {
+		s = list_first_entry(&c->expiring, struct hicn_slot, pending);
+		d = s->sent + c->lifetime;
+		if (!slot || time_before(d, due)) {
+			slot = s;
+			due = d;
+		}
+	}
+	*any = slot;
+	*next = due;
+	if (!slot || time_before(now, due))
+		return NULL;
+	return slot;
+}
+
+/*
  * The window's timeouts (hicn_cons.lock held): true with @key when a slot
- * is to be resent.  hicn_cons.pending holds the slots in the order their
- * interests were sent, so a call looks at the due ones and at the first
- * one that is not, and stops (hicn_stat cons_scan_steps): a round of
- * retransmissions costs a look per slot however its sends were spread in
- * time, not a walk of the window each time some come due.
+ * is to be resent.  hicn_cons.pending and .expiring hold the slots in the
+ * order their interests were sent, and all the slots of a list share a
+ * timeout, so a call looks at the due ones only and stops at the first
+ * that is not (hicn_stat cons_scan_steps): a round of retransmissions
+ * costs a look per slot however its sends were spread in time, not a walk
+ * of the window each time some come due.
  */
 static bool hicn_cons_scan(struct hicn_sock *hs, struct hicn_key *key,
 			   bool *retx, bool *wake)
 {
 	struct hicn_cons *c = &hs->cons;
 	bool rel = hs->sk.sk_protocol == CONS_REL;
-	unsigned long now = jiffies, due;
+	unsigned long now = jiffies, next;
 	struct hicn_slot *slot;
+	bool send = false, any;
 	u32 steps = 0;
-	bool send = false;
 
 	lockdep_assert_held(&c->lock);
-	if (time_before(now, c->scan_at))
-		return false;
-	while (!list_empty(&c->pending)) {
-		slot = list_first_entry(&c->pending, struct hicn_slot, pending);
+	while ((slot = hicn_cons_due(c, now, &next, &any))) {
 		steps++;
-		due = slot->sent + c->lifetime;
-		if (time_before(now, due)) {
-			c->scan_at = due;
-			goto out;
-		}
 		hicn_count(&hs->info.hi_timeouts, 1);
+		/* A loss: the window halves, once per loss event. */
+		hicn_cc_timeout(&c->cc, slot->sent_ns);
 		hicn_cons_exact(c, hicn_cons_slot_seg(c, slot), key);
 		if (rel && slot->tries < c->retx_limit) {
 			slot->tries++;
-			slot->sent = now;
-			list_move_tail(&slot->pending, &c->pending);
+			hicn_cons_sent(slot, now);
+			/* The last try waits for its whole lifetime. */
+			list_move_tail(&slot->pending,
+				       slot->tries < c->retx_limit ?
+				       &c->pending : &c->expiring);
 			*retx = true;
 			send = true;
-			goto out;
+			break;
 		}
 		if (rel) {
 			hicn_cons_fail(hs, ETIMEDOUT);
 			*wake = true;
-			goto out;
+			break;
 		}
 		hicn_pit_cancel(hicn_cons_net(hs), key, hs->face);
-		list_del_init(&slot->pending);
+		hicn_cons_unpend(c, slot);
 		slot->state = HICN_SLOT_LOST;
 		c->lost++;
 		hicn_count(&hs->info.hi_lost, 1);
 		c->gen++;
 		*wake = true;
 	}
-	c->scan_at = now + c->lifetime;
-out:
-	atomic64_add(steps, &hicn_cons_net(hs)->stats.cons_scan_steps);
+	if (steps)
+		atomic64_add(steps, &hicn_cons_net(hs)->stats.cons_scan_steps);
 	return send;
+}
+
+/*
+ * When the interest for segment 0 times out (hicn_cons.lock held): a
+ * CONS_REL interest for content that exists (LATEST, EXACT) at its RTO
+ * but on its last try; a subscription's (NEXT) and a probe's, which wait
+ * for a publication, and CONS_UNREL's at their lifetime.
+ */
+static unsigned long hicn_cons_first_due(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	const struct hicn_slot *slot = &c->first_slot;
+
+	lockdep_assert_held(&c->lock);
+	if (c->first.kind == HICN_I_NEXT || c->first.kind == HICN_I_PROBE ||
+	    hs->sk.sk_protocol != CONS_REL || slot->tries >= c->retx_limit)
+		return slot->sent + c->lifetime;
+	return slot->sent + hicn_cc_rto(&c->cc, c->lifetime_ms);
 }
 
 /*
@@ -471,13 +564,17 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 		slot = &c->first_slot;
 		if (slot->state == HICN_SLOT_FREE) {
 			slot->state = HICN_SLOT_PENDING;
-			slot->sent = now;
+			hicn_cons_sent(slot, now);
 			*key = c->first;
 			return true;
 		}
-		if (time_before(now, slot->sent + c->lifetime))
+		if (time_before(now, hicn_cons_first_due(hs)))
 			return false;
 		hicn_count(&hs->info.hi_timeouts, 1);
+		/* Content that exists did not come: a loss. */
+		if (c->first.kind == HICN_I_LATEST ||
+		    c->first.kind == HICN_I_EXACT)
+			hicn_cc_timeout(&c->cc, slot->sent_ns);
 		if (c->first.kind == HICN_I_PROBE) {
 			/*
 			 * Nobody answered: any version will do, but one
@@ -498,7 +595,7 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 			*wake = true;
 			return false;
 		}
-		slot->sent = now;
+		hicn_cons_sent(slot, now);
 		*key = c->first;
 		return true;
 	}
@@ -510,13 +607,16 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 	if (c->state != HICN_F_DATA)
 		return false;	/* the scan failed the fetch */
 	if (c->next_req < c->nsegs && c->next_req - c->base < c->ring_size &&
-	    hicn_cons_room(hs)) {
+	    c->in_flight < c->cc.cwnd && hicn_cons_room(hs)) {
 		seg = c->next_req++;
 		slot = &c->ring[seg % c->ring_size];
 		memset(slot, 0, sizeof(*slot));
 		slot->state = HICN_SLOT_PENDING;
-		slot->sent = now;
-		list_add_tail(&slot->pending, &c->pending);
+		hicn_cons_sent(slot, now);
+		list_add_tail(&slot->pending,
+			      rel && c->retx_limit ? &c->pending :
+						     &c->expiring);
+		c->in_flight++;
 		hicn_cons_exact(c, seg, key);
 		return true;
 	}
@@ -524,14 +624,21 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 }
 
 /* When the pump must run again for a timeout (hicn_cons.lock held). */
-static void hicn_cons_arm_deadline(struct hicn_cons *c)
+static void hicn_cons_arm_deadline(struct hicn_sock *hs)
 {
+	struct hicn_cons *c = &hs->cons;
+	unsigned long next;
+	bool any;
+
 	lockdep_assert_held(&c->lock);
 	if (c->state == HICN_F_FIRST &&
 	    c->first_slot.state == HICN_SLOT_PENDING)
-		hicn_cons_arm(c, c->first_slot.sent + c->lifetime);
-	else if (c->state == HICN_F_DATA && c->base < c->next_req)
-		hicn_cons_arm(c, c->scan_at);
+		hicn_cons_arm(c, hicn_cons_first_due(hs));
+	else if (c->state == HICN_F_DATA) {
+		hicn_cons_due(c, jiffies, &next, &any);
+		if (any)
+			hicn_cons_arm(c, next);
+	}
 }
 
 /*
@@ -574,7 +681,7 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 			wake = true;
 		}
 	}
-	hicn_cons_arm_deadline(c);
+	hicn_cons_arm_deadline(hs);
 	c->pumping = false;
 	if (c->gen != gen)
 		wake = true;
@@ -605,11 +712,11 @@ void hicn_cons_init(struct hicn_sock *hs)
 	struct hicn_cons *c = &hs->cons;
 
 	spin_lock_init(&c->lock);
-	INIT_LIST_HEAD(&c->pending);
+	hicn_cons_unpend_all(c);
 	c->lifetime_ms = HICN_LIFETIME_DEFAULT;
 	c->lifetime = msecs_to_jiffies(c->lifetime_ms);
 	c->retx_limit = HICN_RETX_LIMIT_DEFAULT;
-	c->window = HICN_WINDOW_DEFAULT;
+	hicn_cc_init(&c->cc);
 	c->state = HICN_F_IDLE;
 	INIT_DELAYED_WORK(&c->work, hicn_cons_work);
 }

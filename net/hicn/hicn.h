@@ -9,6 +9,7 @@
  *               its application face (answers interests in the kernel)
  *   consumer.c  SOCK_CONS: the consumer transport (interest window,
  *               retransmission, reassembly, subscription)
+ *   cc.c        the consumer's congestion control: window, RTT, RTO
  *   sockopt.c   SOL_HICN options and HICN_INFO
  *   fwd.c       the forwarding pipeline: interest -> CS -> PIT -> FIB ->
  *               face, data -> PIT -> faces (+ CS)
@@ -456,8 +457,9 @@ struct hicn_net {
  * @off: payload offset in @obj
  * @len: payload length
  * @sent: jiffies the interest was last sent
- * @pending: in hicn_cons.pending while PENDING (window slots only;
- *	zeroed, never linked, otherwise)
+ * @sent_ns: the same, ktime_get_ns(), for RTT samples and loss events
+ * @pending: in hicn_cons.pending or hicn_cons.expiring while PENDING
+ *	(window slots only; zeroed, never linked, otherwise)
  * @state: HICN_SLOT_*
  * @tries: retransmissions so far
  */
@@ -466,6 +468,7 @@ struct hicn_slot {
 	u64		off;
 	u32		len;
 	unsigned long	sent;
+	u64		sent_ns;
 	struct list_head pending;
 	u8		state;
 	u8		tries;
@@ -478,6 +481,36 @@ enum {
 	HICN_SLOT_LOST,
 };
 
+/**
+ * struct hicn_cc - congestion control of a consumer's window (cc.c),
+ *	under hicn_cons.lock
+ * @cwnd: the window: interests of the window outstanding at most
+ * @cwnd_cnt: segments received since the window last grew above @ssthresh
+ * @ssthresh: the window grows by one per segment below it
+ * @min: HICN_MIN_WINDOW_SIZE
+ * @max: HICN_MAX_WINDOW_SIZE; the ring has this many slots
+ * @min_rtt_us: smallest RTT sample
+ * @backoff: doublings of the RTO since the last RTT sample
+ * @srtt8_us: smoothed RTT, microseconds times 8; 0 before a sample
+ * @rttvar4_us: RTT mean deviation, microseconds times 4
+ * @epoch_ns: when the last loss event started; timeouts of interests sent
+ *	before it are part of it
+ * @cuts: loss events (window halvings)
+ */
+struct hicn_cc {
+	u32	cwnd;
+	u32	cwnd_cnt;
+	u32	ssthresh;
+	u32	min;
+	u32	max;
+	u32	min_rtt_us;
+	u32	backoff;
+	u64	srtt8_us;
+	u64	rttvar4_us;
+	u64	epoch_ns;
+	u64	cuts;
+};
+
 enum hicn_fetch_state {
 	HICN_F_IDLE,	/* no fetch */
 	HICN_F_FIRST,	/* waiting for segment 0 (or the probe answer) */
@@ -488,11 +521,12 @@ enum hicn_fetch_state {
 /**
  * struct hicn_cons - consumer state
  * @lock: protects the fetch state touched by arriving data (@state,
- *	@first, @ring, @ver, @nsegs, @obj_len, @seg_size, @gen)
+ *	@first, @ring, @ver, @nsegs, @obj_len, @seg_size, @gen, @cc,
+ *	@pending, @expiring, @in_flight)
  * @lifetime: interest lifetime, jiffies
  * @lifetime_ms: the same, as set
  * @retx_limit: retransmissions before ETIMEDOUT (CONS_REL)
- * @window: interests outstanding at once
+ * @cc: congestion control: the window and the RTO (under @lock)
  * @subscribe: fetch the next version instead of the newest
  * @connected: connect() named the object: stream mode
  * @named: @target is set (by bind() or connect())
@@ -512,13 +546,16 @@ enum hicn_fetch_state {
  * @base: first segment not yet consumed by the reader
  * @base_off: bytes of segment @base already consumed (stream mode)
  * @next_req: next segment to ask for
- * @ring: @window slots, segment s in ring[s % window]
+ * @ring: cc.max slots when allocated, segment s in ring[s % ring_size]
  * @lost: segments given up on in this object (CONS_UNREL)
  * @ring_size: slots in @ring
- * @pending: the window's PENDING slots in the order their interests were
- *	last sent, so soonest deadline first (all share @lifetime): a scan
- *	for timeouts stops at the first slot not due
- * @scan_at: jiffies before which no window slot can time out
+ * @pending: the window's PENDING slots that may be resent, in the order
+ *	their interests were last sent, so soonest deadline first (all share
+ *	the RTO): a scan for timeouts stops at the first slot not due
+ * @expiring: the PENDING slots that will not be resent (last try, or
+ *	CONS_UNREL), in the same order; they wait for @lifetime
+ * @in_flight: length of @pending and @expiring: interests of the window
+ *	outstanding, at most cc.cwnd are sent
  * @gen: bumped at every change a reader may wait for
  * @fetch: bumped when a fetch starts or is given up: a reader that sees it
  *	change knows the object it was reading is gone
@@ -534,7 +571,7 @@ struct hicn_cons {
 	unsigned long		lifetime;
 	u32			lifetime_ms;
 	u32			retx_limit;
-	u32			window;
+	struct hicn_cc		cc;
 	bool			subscribe;
 	bool			connected;
 	bool			named;
@@ -556,7 +593,8 @@ struct hicn_cons {
 	struct hicn_slot	*ring;
 	u32			ring_size;
 	struct list_head	pending;
-	unsigned long		scan_at;
+	struct list_head	expiring;
+	u32			in_flight;
 	u32			lost;
 	u32			gen;
 	u32			fetch;
@@ -887,6 +925,15 @@ void hicn_cons_set_target(struct hicn_sock *hs,
 			  const struct sockaddr_hicn *name);
 void hicn_cons_kick(struct hicn_sock *hs);
 void hicn_cons_shutdown(struct hicn_sock *hs);
+
+/* cc.c */
+void hicn_cc_init(struct hicn_cc *cc);
+void hicn_cc_set_bounds(struct hicn_cc *cc, u32 min, u32 max);
+void hicn_cc_data(struct hicn_cc *cc, u64 sent_ns, bool sample);
+bool hicn_cc_timeout(struct hicn_cc *cc, u64 sent_ns);
+unsigned long hicn_cc_rto(const struct hicn_cc *cc, u32 lifetime_ms);
+void hicn_cc_info(const struct hicn_cc *cc, u32 lifetime_ms,
+		  struct hicn_info *info);
 
 /* sockopt.c */
 int hicn_setsockopt(struct socket *sock, int level, int optname,

@@ -15,6 +15,20 @@ static bool hicn_is_prod(const struct sock *sk)
 	return sk->sk_type == SOCK_PROD;
 }
 
+/*
+ * New window bounds (lock_sock held): 1 to HICN_WINDOW_MAX, min <= max.
+ * The ring of slots follows at the next fetch.
+ */
+static int hicn_set_window(struct hicn_cons *c, int min, int max)
+{
+	if (min < 1 || max > HICN_WINDOW_MAX || min > max)
+		return -EINVAL;
+	spin_lock_bh(&c->lock);
+	hicn_cc_set_bounds(&c->cc, min, max);
+	spin_unlock_bh(&c->lock);
+	return 0;
+}
+
 static int hicn_set_cons(struct hicn_sock *hs, int optname, int val)
 {
 	struct hicn_cons *c = &hs->cons;
@@ -32,10 +46,12 @@ static int hicn_set_cons(struct hicn_sock *hs, int optname, int val)
 		c->retx_limit = val;
 		return 0;
 	case HICN_WINDOW:
-		if (val < 1 || val > HICN_WINDOW_MAX)
-			return -EINVAL;
-		c->window = val;	/* the ring follows at the next fetch */
-		return 0;
+		/* A fixed window: no congestion control of its size. */
+		return hicn_set_window(c, val, val);
+	case HICN_MIN_WINDOW_SIZE:
+		return hicn_set_window(c, val, c->cc.max);
+	case HICN_MAX_WINDOW_SIZE:
+		return hicn_set_window(c, c->cc.min, val);
 	case HICN_SUBSCRIBE:
 		if (val != 0 && val != 1)
 			return -EINVAL;
@@ -71,7 +87,7 @@ static int hicn_set_prod(struct hicn_sock *hs, int optname, int val)
 
 static bool hicn_opt_known(int optname)
 {
-	return optname >= HICN_PACKET_SIZE && optname <= HICN_INFO;
+	return optname >= HICN_PACKET_SIZE && optname <= HICN_MAX_WINDOW_SIZE;
 }
 
 int hicn_setsockopt(struct socket *sock, int level, int optname,
@@ -109,10 +125,15 @@ static void hicn_fill_info(struct hicn_sock *hs, struct hicn_info *info)
 	info->hi_size = sizeof(*info);
 	info->hi_type = sk->sk_type;
 	info->hi_protocol = sk->sk_protocol;
-	if (hicn_is_prod(sk))
+	if (hicn_is_prod(sk)) {
 		info->hi_mem = READ_ONCE(sk->sk_wmem_queued);
-	else
-		info->hi_rmem = sk_rmem_alloc_get(sk);
+		return;
+	}
+	info->hi_rmem = sk_rmem_alloc_get(sk);
+	spin_lock_bh(&hs->cons.lock);
+	hicn_cc_info(&hs->cons.cc, hs->cons.lifetime_ms, info);
+	info->hi_in_flight = hs->cons.in_flight;
+	spin_unlock_bh(&hs->cons.lock);
 }
 
 int hicn_getsockopt(struct socket *sock, int level, int optname,
@@ -162,7 +183,11 @@ int hicn_getsockopt(struct socket *sock, int level, int optname,
 			val = hs->cons.retx_limit;
 			break;
 		case HICN_WINDOW:
-			val = hs->cons.window;
+		case HICN_MAX_WINDOW_SIZE:
+			val = hs->cons.cc.max;
+			break;
+		case HICN_MIN_WINDOW_SIZE:
+			val = hs->cons.cc.min;
 			break;
 		case HICN_SUBSCRIBE:
 			val = hs->cons.subscribe;

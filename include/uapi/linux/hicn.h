@@ -114,14 +114,36 @@ struct sockaddr_hicn {
  *
  * Consumer (SOCK_CONS):
  *   HICN_INTEREST_LIFETIME __u32 milliseconds an interest waits for its
- *			data, 1 to 600000, default 1000.
+ *			data in the network, 1 to 600000, default 1000.  It is
+ *			resent sooner, at its retransmission timeout (below),
+ *			but the last try waits for the whole lifetime.
  *   HICN_RETX_LIMIT	retransmissions of one interest before CONS_REL fails
  *			with ETIMEDOUT, 0 to 255, default 3.  CONS_UNREL never
  *			retransmits.
- *   HICN_WINDOW	interests outstanding at once, 1 to 4096, default 64.
+ *   HICN_WINDOW	a fixed window: sets HICN_MIN_WINDOW_SIZE and
+ *			HICN_MAX_WINDOW_SIZE both to the value, 1 to 4096, so
+ *			that exactly that many interests are outstanding at
+ *			most, whatever the congestion control would do; reads
+ *			HICN_MAX_WINDOW_SIZE (default 64).
  *   HICN_SUBSCRIBE	0 or 1: fetch the next version published after the
  *			one last received (or after the newest one when the
  *			subscription starts) instead of the newest.
+ *
+ *   HICN_MIN_WINDOW_SIZE smallest congestion window, 1 to HICN_WINDOW_MAX
+ *			and at most HICN_MAX_WINDOW_SIZE, default 1.
+ *   HICN_MAX_WINDOW_SIZE largest congestion window: interests outstanding at
+ *			once at most, 1 to HICN_WINDOW_MAX and at least
+ *			HICN_MIN_WINDOW_SIZE, default HICN_WINDOW_DEFAULT (64).
+ *			Raising both: the maximum first.
+ *
+ *   The congestion window of a consumer starts at HICN_WINDOW_INIT (within
+ *   the bounds), grows by one per data segment up to a threshold (slow
+ *   start) and by one per window of data after it, and halves on a timeout
+ *   (loss-based AIMD, Documentation/hicn-api.rst).  An interest is resent
+ *   when its retransmission timeout runs out (RTO = SRTT + 4 * RTTVAR, as
+ *   RFC 6298, at least HICN_RTO_MIN_MS and at most the interest lifetime,
+ *   doubled at each timeout until a new RTT sample), not only when its
+ *   lifetime does.
  *
  * Both:
  *   HICN_INFO		getsockopt only: struct hicn_info.
@@ -133,6 +155,8 @@ struct sockaddr_hicn {
 #define HICN_WINDOW		5
 #define HICN_SUBSCRIBE		6
 #define HICN_INFO		7
+#define HICN_MIN_WINDOW_SIZE	8
+#define HICN_MAX_WINDOW_SIZE	9
 
 #define HICN_PACKET_SIZE_MIN	64
 #define HICN_PACKET_SIZE_MAX	65000
@@ -142,8 +166,14 @@ struct sockaddr_hicn {
 #define HICN_LIFETIME_DEFAULT	1000
 #define HICN_RETX_LIMIT_MAX	255
 #define HICN_RETX_LIMIT_DEFAULT	3
+/*
+ * HICN_WINDOW_MAX is the largest value of HICN_WINDOW and of the two bounds
+ * (a limit, not an option: the option is HICN_MAX_WINDOW_SIZE).
+ */
 #define HICN_WINDOW_MAX		4096
 #define HICN_WINDOW_DEFAULT	64
+#define HICN_WINDOW_INIT	4	/* initial congestion window */
+#define HICN_RTO_MIN_MS		200	/* retransmission timeout floor */
 
 /*
  * Control message (recvmsg(), level SOL_HICN) a CONS_UNREL consumer gets
@@ -152,7 +182,12 @@ struct sockaddr_hicn {
  */
 #define HICN_CMSG_LOST		1
 
-#define HICN_INFO_VERSION	1
+/*
+ * Version 2 appended the consumer's congestion control (hi_srtt_us to
+ * hi_window_cuts); a program built against version 1 passes the shorter
+ * size and gets what it knows.
+ */
+#define HICN_INFO_VERSION	2
 
 /**
  * struct hicn_info - per-socket counters, getsockopt(SOL_HICN, HICN_INFO)
@@ -167,7 +202,8 @@ struct sockaddr_hicn {
  * @hi_segments: consumer: data segments received; producer: segments sent
  * @hi_bytes: consumer: object bytes delivered; producer: bytes published
  * @hi_cache_hits: consumer: segments served by the content store
- * @hi_timeouts: consumer: interests whose lifetime ran out
+ * @hi_timeouts: consumer: interests whose retransmission timeout (or, for
+ *	the last try and for CONS_UNREL, lifetime) ran out
  * @hi_lost: consumer: segments given up on (CONS_UNREL gaps)
  * @hi_objects: consumer: objects received; producer: objects published
  * @hi_last_version: version of the last object received or published
@@ -175,6 +211,23 @@ struct sockaddr_hicn {
  * @hi_mem: producer: bytes of published content charged to the socket
  * @hi_rmem: consumer: bytes received and not yet read, charged to the
  *	receive buffer (SO_RCVBUF)
+ * @hi_srtt_us: consumer: smoothed round-trip time of interests answered
+ *	at their first sending (Karn), microseconds; 0 before a sample
+ * @hi_rttvar_us: consumer: its mean deviation, microseconds
+ * @hi_min_rtt_us: consumer: the smallest round-trip time seen
+ * @hi_rto_us: consumer: the retransmission timeout in force, backoff
+ *	included, microseconds
+ * @hi_window: consumer: the congestion window, interests
+ * @hi_window_min: consumer: HICN_MIN_WINDOW_SIZE
+ * @hi_window_max: consumer: HICN_MAX_WINDOW_SIZE
+ * @hi_ssthresh: consumer: the window up to which it grows by one per data
+ *	segment (slow start), by one per window after it
+ * @hi_in_flight: consumer: interests of the window outstanding now
+ * @hi_backoff: consumer: doublings of the retransmission timeout since the
+ *	last RTT sample
+ * @hi_window_cuts: consumer: times the window was halved (one per loss
+ *	event: timeouts of interests sent before the last cut are the same
+ *	event)
  */
 struct hicn_info {
 	__u32	hi_version;
@@ -194,6 +247,18 @@ struct hicn_info {
 	__u32	hi_versions;
 	__u64	hi_mem;
 	__u64	hi_rmem;
+	/* HICN_INFO_VERSION 2 */
+	__u32	hi_srtt_us;
+	__u32	hi_rttvar_us;
+	__u32	hi_min_rtt_us;
+	__u32	hi_rto_us;
+	__u32	hi_window;
+	__u32	hi_window_min;
+	__u32	hi_window_max;
+	__u32	hi_ssthresh;
+	__u32	hi_in_flight;
+	__u32	hi_backoff;
+	__u64	hi_window_cuts;
 };
 
 /*
