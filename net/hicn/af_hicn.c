@@ -449,10 +449,16 @@ static int __init hicn_init(void)
 		goto err_proto;
 	}
 
+	err = hicn_link_init();
+	if (err) {
+		pr_err("netdev notifier registration failed: %d\n", err);
+		goto err_pernet;
+	}
+
 	err = hicn_netlink_init();
 	if (err) {
 		pr_err("netlink family registration failed: %d\n", err);
-		goto err_pernet;
+		goto err_link;
 	}
 
 	err = sock_register(&hicn_family_ops);
@@ -467,6 +473,8 @@ static int __init hicn_init(void)
 
 err_netlink:
 	hicn_netlink_exit();
+err_link:
+	hicn_link_exit();
 err_pernet:
 	hicn_pernet_exit();
 err_proto:
@@ -484,6 +492,7 @@ static void __exit hicn_exit(void)
 {
 	sock_unregister(hicn_family);
 	hicn_netlink_exit();
+	hicn_link_exit();
 	hicn_pernet_exit();
 	proto_unregister(&hicn_proto);
 	hicn_udp_exit();	/* drains the faces' tx works */

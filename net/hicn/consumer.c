@@ -416,7 +416,7 @@ static void hicn_cons_face_data(struct hicn_face *face,
 /* A consumer serves no interests (no FIB next hop names its face). */
 static int hicn_cons_face_interest(struct hicn_face *face,
 				   const struct hicn_key *key,
-				   unsigned long lifetime)
+				   unsigned long lifetime, u8 hops)
 {
 	return -EOPNOTSUPP;
 }
@@ -670,7 +670,8 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 		hicn_count(&hs->info.hi_interests_sent, 1);
 		if (retx)
 			hicn_count(&hs->info.hi_interests_retx, 1);
-		err = hicn_fwd_interest(hs->face, &key, c->lifetime);
+		err = hicn_fwd_interest(hs->face, &key, c->lifetime,
+					HICN_HOP_LIMIT);
 		spin_lock_bh(&c->lock);
 		/*
 		 * Refused here (no route, PIT full, no memory): the caller

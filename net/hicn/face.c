@@ -48,6 +48,7 @@ struct hicn_face *hicn_face_create_locked(struct net *net,
 	face->priv = priv;
 	face->up = true;
 	face->id = ++hn->next_face_id;
+	face->quota_id = sk ? 0 : face->id;
 	list_add_tail(&face->node, &hn->faces);
 	hn->nr_faces++;
 	return face;
@@ -74,6 +75,7 @@ void hicn_face_detach_locked(struct hicn_face *face)
 {
 	lockdep_assert_held(&hicn_pernet(face->net)->lock);
 	WRITE_ONCE(face->up, false);
+	WRITE_ONCE(face->detached, true);
 	spin_lock_bh(&face->lock);
 	face->sk = NULL;
 	spin_unlock_bh(&face->lock);

@@ -106,6 +106,8 @@ struct hicn_udp_listener {
  * @tx_work: sends @txq
  * @malformed: datagrams the face dropped as malformed
  * @tx_drops: packets dropped because @txq was full or sending failed
+ * @hop_drops: interests from the peer dropped because their hop limit
+ *	left no hop to another host
  * @rcu: frees this after the face
  */
 struct hicn_udp_face {
@@ -120,6 +122,7 @@ struct hicn_udp_face {
 	struct work_struct	tx_work;
 	atomic64_t		malformed;
 	atomic64_t		tx_drops;
+	atomic64_t		hop_drops;
 	struct rcu_head		rcu;
 };
 
@@ -248,7 +251,7 @@ static void hicn_udp_pkt_init(struct hicn_udp_face *uf,
 
 static int hicn_udp_face_interest(struct hicn_face *face,
 				  const struct hicn_key *key,
-				  unsigned long lifetime)
+				  unsigned long lifetime, u8 hops)
 {
 	struct hicn_udp_face *uf = face->priv;
 	struct hicn_wire_pkt p;
@@ -262,6 +265,8 @@ static int hicn_udp_face_interest(struct hicn_face *face,
 		return -EMSGSIZE;	/* a segment the wire cannot name */
 	hicn_udp_pkt_init(uf, &p, &key->name, suffix);
 	p.is_interest = true;
+	if (p.format != HICN_WIRE_COMPACT)
+		p.hop_limit = hops;
 	hicn_udp_wire_addr(&uf->l->local, &p.locator);
 	ms = jiffies_to_msecs(lifetime);
 	p.lifetime = clamp_t(u32, ms, 1, HICN_WIRE_LIFETIME_MAX);
@@ -405,6 +410,7 @@ hicn_udp_face_new(struct hicn_net *hn, struct hicn_udp_listener *l,
 	uf->remote = *remote;
 	uf->format = format;
 	uf->auto_created = auto_created;
+	WRITE_ONCE(face->up, hicn_link_reachable(l->net, remote));
 	skb_queue_head_init(&uf->txq);
 	INIT_WORK(&uf->tx_work, hicn_udp_tx_work);
 
@@ -416,6 +422,8 @@ hicn_udp_face_new(struct hicn_net *hn, struct hicn_udp_listener *l,
 	hn->nr_udp_faces++;
 	if (auto_created)
 		hn->nr_udp_auto++;
+	if (!READ_ONCE(face->up))
+		hicn_link_recheck(l->net);
 	return uf;
 }
 
@@ -441,6 +449,35 @@ static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
 	hicn_fib_del_face(hn, uf->face);
 	skb_queue_purge(&uf->txq);
 	hicn_face_put(uf->face);
+}
+
+/**
+ * hicn_udp_link_update() - mark each UDP face up or down by whether its
+ *	peer is reachable (face_link.c; hicn_net.lock held)
+ * @hn: the netns's AF_HICN state
+ *
+ * Return: true when a face is down.
+ */
+bool hicn_udp_link_update(struct hicn_net *hn)
+{
+	struct hicn_udp_listener *l;
+	struct hicn_udp_face *uf;
+	bool any_down = false;
+	unsigned int b;
+	bool up;
+
+	lockdep_assert_held(&hn->lock);
+	/* Faces join and leave a listener's hash under hicn_net.lock too. */
+	list_for_each_entry(l, &hn->udp_listeners, node) {
+		for (b = 0; b < ARRAY_SIZE(l->faces); b++) {
+			hlist_for_each_entry(uf, &l->faces[b], hnode) {
+				up = hicn_link_reachable(l->net, &uf->remote);
+				WRITE_ONCE(uf->face->up, up);
+				any_down |= !up;
+			}
+		}
+	}
+	return any_down;
 }
 
 /* ---- receive ---- */
@@ -556,6 +593,8 @@ static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 {
 	struct hicn_key key = {};
 	u32 kind, wver, seg;
+	int err;
+	u8 hops;
 
 	if (hicn_wire_suffix_to_key(p->suffix, &kind, &wver, &seg)) {
 		atomic64_inc(&uf->malformed);
@@ -566,9 +605,16 @@ static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 	key.seg = seg;
 	/* A version off the wire is reduced: whoever holds it expands it. */
 	key.kind = kind | (wver ? HICN_KEY_WIRE : 0);
-	if (hicn_fwd_interest(uf->face, &key,
-			      msecs_to_jiffies(min_t(u32, p->lifetime,
-						     HICN_LIFETIME_MAX))))
+	/* The compact format has no hop limit: PIT aggregation breaks loops. */
+	hops = p->format == HICN_WIRE_COMPACT ? HICN_HOP_LIMIT :
+	       p->hop_limit;
+	err = hicn_fwd_interest(uf->face, &key,
+				msecs_to_jiffies(min_t(u32, p->lifetime,
+						       HICN_LIFETIME_MAX)),
+				hops ? hops - 1 : 0);
+	if (err == -ELOOP)
+		atomic64_inc(&uf->hop_drops);
+	else if (err)
 		atomic64_inc(&uf->face->stats.refused);
 }
 
@@ -901,6 +947,7 @@ bool hicn_udp_face_info(const struct hicn_face *face,
 	info->auto_created = uf->auto_created;
 	info->malformed = atomic64_read(&uf->malformed);
 	info->tx_drops = atomic64_read(&uf->tx_drops);
+	info->hop_drops = atomic64_read(&uf->hop_drops);
 	return true;
 }
 

@@ -46,15 +46,19 @@ static bool hicn_fwd_cs_again(struct hicn_net *hn, const struct hicn_key *key)
  * @face: the face it came from
  * @key: what it asks for
  * @lifetime: how long @face waits, in jiffies
+ * @hops: how many more hosts it may be forwarded to (HICN_HOP_LIMIT from
+ *	an application, one less than it arrived with from another host)
  *
  * Return: 0 when the interest was answered, aggregated or forwarded;
  * -ENETUNREACH when no face serves the name (the interest is dropped);
+ * -ELOOP when the FIB's face leads to another host and @hops is 0 (the
+ * interest is dropped: a loop, or a path longer than any real one);
  * -ENOBUFS when the PIT is full; -ENOMEM; or the error of the face the
  * FIB chose when it refused the interest (-ENETUNREACH from a closing
  * producer).
  */
 int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
-		      unsigned long lifetime)
+		      unsigned long lifetime, u8 hops)
 {
 	struct hicn_net *hn = hicn_pernet(face->net);
 	struct hicn_face *out;
@@ -79,12 +83,16 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 		atomic64_inc(&hn->stats.no_route);
 		return -ENETUNREACH;
 	}
+	if (!hops && out->ops->kind == HICN_FACE_KIND_UDP) {
+		hicn_face_put(out);
+		return -ELOOP;
+	}
 	err = hicn_pit_insert(hn, key, face, lifetime, out, &forward);
 	if (!err && forward && hicn_fwd_cs_again(hn, key))
 		forward = false;
 	if (!err && forward) {
 		atomic64_inc(&out->stats.interests_out);
-		err = out->ops->interest(out, key, lifetime);
+		err = out->ops->interest(out, key, lifetime, hops);
 		if (err) {
 			/* The face refused it: nobody will answer. */
 			atomic64_inc(&out->stats.refused);

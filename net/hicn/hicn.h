@@ -175,13 +175,20 @@ struct hicn_data {
 
 struct hicn_face;
 
+/*
+ * The hop limit of an interest from an application: how many more hosts
+ * it may be forwarded to (hicn-wire.rst, "Loops").
+ */
+#define HICN_HOP_LIMIT		254
+
 /**
  * struct hicn_face_ops - what the forwarder hands a face
  * @interest: an interest the face should serve (producers, network
  *	faces); called with no forwarder lock held, may call hicn_fwd_data().
  *	Returns 0, or a negative errno when the face refuses it (down:
  *	-ENETDOWN, its queue full: -ENOBUFS), which the forwarder hands back
- *	to the interest's sender
+ *	to the interest's sender; @hops is the hop limit it leaves with
+ *	(network faces: at least 1)
  * @data: data for an interest the face sent; called with no forwarder lock
  *	held, must not call back into the forwarder
  * @destroy: optional; the last reference went (any context, may not
@@ -190,7 +197,7 @@ struct hicn_face;
  */
 struct hicn_face_ops {
 	int (*interest)(struct hicn_face *face, const struct hicn_key *key,
-			unsigned long lifetime);
+			unsigned long lifetime, u8 hops);
 	void (*data)(struct hicn_face *face, const struct hicn_data *d);
 	void (*destroy)(struct hicn_face *face);
 	u8 kind;
@@ -223,8 +230,14 @@ struct hicn_face_stats {
  * @ops: the face's handlers
  * @uid: the user the face's PIT in-records are charged to (the socket's
  *	owner)
+ * @quota_id: 0 for an application face (its in-records count in its
+ *	user's PIT quota), the face's id for a face to another host (a quota
+ *	of its own)
  * @up: the face takes interests; READ_ONCE/WRITE_ONCE, the strategies
- *	pass over a face that is down
+ *	pass over a face that is down (its owner let it go, or its link is
+ *	down: face_link.c)
+ * @detached: its owner let it go (hicn_face_detach_locked(), under
+ *	hicn_net.lock); READ_ONCE elsewhere; it never comes up again
  * @out_pending: PIT out-records on the face (interests it was given and
  *	has not answered yet); the load-balance strategy reads it
  * @stats: counters
@@ -241,7 +254,9 @@ struct hicn_face {
 	struct net			*net;
 	const struct hicn_face_ops	*ops;
 	kuid_t				uid;
+	u32				quota_id;
 	bool				up;
+	bool				detached;
 	atomic_t			out_pending;
 	struct hicn_face_stats		stats;
 	void				*priv;
@@ -356,6 +371,9 @@ struct hicn_stats {
  * @next_listener_id: id of the next listener
  * @nr_udp_faces: UDP faces, under @lock
  * @nr_udp_auto: of those, made by a datagram from an unknown peer
+ * @link_lock: protects @link_dead
+ * @link_dead: the netns is going away: @link_work is not queued any more
+ * @link_work: marks the UDP faces up or down (face_link.c)
  * @claim_lock: protects @claims, @nr_claims
  * @claims: producers' claims (struct hicn_claim.node)
  * @nr_claims: length of @claims
@@ -408,6 +426,10 @@ struct hicn_net {
 	u32			next_listener_id;
 	unsigned int		nr_udp_faces;
 	unsigned int		nr_udp_auto;
+
+	spinlock_t		link_lock;	/* protects link_dead */
+	bool			link_dead;
+	struct delayed_work	link_work;
 
 	struct mutex		claim_lock;	/* protects claims */
 	struct list_head	claims;
@@ -816,6 +838,7 @@ void hicn_fib_walk(struct hicn_net *hn,
  * @auto_created: made by a datagram from an unknown peer
  * @malformed: datagrams dropped as malformed
  * @tx_drops: packets it could not send
+ * @hop_drops: interests from it dropped for their hop limit
  */
 struct hicn_udp_face_info {
 	u32			listener;
@@ -824,6 +847,7 @@ struct hicn_udp_face_info {
 	bool			auto_created;
 	u64			malformed;
 	u64			tx_drops;
+	u64			hop_drops;
 };
 
 /**
@@ -856,6 +880,15 @@ int hicn_udp_listener_walk(struct hicn_net *hn, u32 after,
 				     void *arg),
 			   void *arg);
 void hicn_udp_net_exit(struct hicn_net *hn);
+bool hicn_udp_link_update(struct hicn_net *hn);
+
+/* face_link.c: link state of the UDP faces */
+bool hicn_link_reachable(struct net *net, const struct sockaddr_storage *remote);
+void hicn_link_recheck(struct net *net);
+void hicn_link_net_init(struct hicn_net *hn);
+void hicn_link_net_exit(struct hicn_net *hn);
+int hicn_link_init(void);
+void hicn_link_exit(void);
 int hicn_udp_init(void);
 void hicn_udp_exit(void);
 
@@ -901,7 +934,7 @@ void hicn_cs_exit(void);
 
 /* fwd.c */
 int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
-		      unsigned long lifetime);
+		      unsigned long lifetime, u8 hops);
 void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d);
 
 /* producer.c */

@@ -55,6 +55,8 @@ static int hicn_nl_face_fill_udp(struct sk_buff *msg, struct hicn_face *f)
 	    nla_put_u64_64bit(msg, HICN_A_FACE_MALFORMED, ui.malformed,
 			      HICN_A_FACE_PAD) ||
 	    nla_put_u64_64bit(msg, HICN_A_FACE_TX_DROPS, ui.tx_drops,
+			      HICN_A_FACE_PAD) ||
+	    nla_put_u64_64bit(msg, HICN_A_FACE_HOP_DROPS, ui.hop_drops,
 			      HICN_A_FACE_PAD))
 		return -EMSGSIZE;
 	return 0;

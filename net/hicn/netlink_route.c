@@ -147,7 +147,7 @@ int hicn_nl_route_add_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(extack, attrs[HICN_A_ROUTE_FACE_ID],
 				    "a consumer's face serves no interests");
 		err = -EINVAL;
-	} else if (!READ_ONCE(f->up)) {
+	} else if (READ_ONCE(f->detached)) {
 		NL_SET_ERR_MSG_ATTR(extack, attrs[HICN_A_ROUTE_FACE_ID],
 				    "the face is closing");
 		err = -ENODEV;

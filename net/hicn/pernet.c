@@ -311,6 +311,7 @@ static int __net_init hicn_net_init(struct net *net)
 	spin_lock_init(&hn->fib_lock);
 	hash_init(hn->fib);
 	INIT_LIST_HEAD(&hn->udp_listeners);
+	hicn_link_net_init(hn);
 	mutex_init(&hn->claim_lock);
 	INIT_LIST_HEAD(&hn->claims);
 	spin_lock_init(&hn->pit_lock);
@@ -343,6 +344,7 @@ static void __net_exit hicn_net_exit(struct net *net)
 	WARN_ONCE(!list_empty(&hn->sockets) || !list_empty(&hn->claims),
 		  "hicn: %u sockets, %u claims left in an exiting netns\n",
 		  hn->nr_sockets, hn->nr_claims);
+	hicn_link_net_exit(hn);
 	hicn_udp_net_exit(hn);
 	hicn_fib_flush(hn);
 	hicn_pit_flush(hn);

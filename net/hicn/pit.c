@@ -13,11 +13,14 @@
  *
  * Entries live as long as their longest in-record; hicn_pit_gc() drops
  * expired ones, a slice of the table per run (hicn_stat pit_gc_runs and
- * pit_gc_steps count them).  The table holds at most net.hicn.pit_max entries, and the
- * in-records of the faces of one user (the sockets' owner) are at most
- * net.hicn.pit_user_max, so that one user filling the table cannot make
+ * pit_gc_steps count them).  The table holds at most net.hicn.pit_max
+ * entries, and the in-records of one quota holder are at most
+ * net.hicn.pit_user_max, so that one holder filling the table cannot make
  * every other consumer time out; an interest beyond either is dropped
- * and counted (pit_drops, and pit_user_drops for the second).
+ * and counted (pit_drops, and pit_user_drops for the second).  A quota
+ * holder is a user (the owner of the sockets behind application faces)
+ * or a face to another host on its own (hicn_face.quota_id): a flooding
+ * peer spends its face's quota, never root's nor another peer's.
  *
  * Entries and in-records are charged to the memory cgroup of the task
  * that sent the interest (__GFP_ACCOUNT).
@@ -37,14 +40,17 @@
 #define HICN_PIT_GC_BATCH	1024
 
 /**
- * struct hicn_pit_user - the in-records of one user, freed with the last
+ * struct hicn_pit_user - the in-records of one quota holder, freed with
+ *	the last
  * @node: entry in hicn_net.pit_users
- * @uid: the user
- * @n: in-records charged to the user
+ * @uid: the user (application faces)
+ * @face: the face to another host, 0 for a user's application faces
+ * @n: in-records charged to the holder
  */
 struct hicn_pit_user {
 	struct hlist_node	node;
 	kuid_t			uid;
+	u32			face;
 	unsigned int		n;
 };
 
@@ -100,24 +106,28 @@ static struct hicn_pit_entry *hicn_pit_find(struct hicn_net *hn,
 }
 
 /*
- * Charge a new in-record of @face to its user (pit_lock held).  Return: 0,
- * -ENOBUFS when the user holds net.hicn.pit_user_max already, -ENOMEM.
+ * Charge a new in-record of @face to its quota holder (pit_lock held).
+ * Return: 0, -ENOBUFS when the holder has net.hicn.pit_user_max already,
+ * -ENOMEM.
  */
 static int hicn_pit_user_charge(struct hicn_net *hn, struct hicn_face *face,
 				struct hicn_pit_user **userp)
 {
 	struct hlist_head *head;
 	struct hicn_pit_user *u;
+	u32 h;
 
-	head = &hn->pit_users[hash_32(__kuid_val(face->uid),
-				      HICN_PIT_USER_BITS)];
+	lockdep_assert_held(&hn->pit_lock);
+	h = hash_32(__kuid_val(face->uid) ^ face->quota_id, HICN_PIT_USER_BITS);
+	head = &hn->pit_users[h];
 	hlist_for_each_entry(u, head, node)
-		if (uid_eq(u->uid, face->uid))
+		if (uid_eq(u->uid, face->uid) && u->face == face->quota_id)
 			goto found;
 	u = kzalloc(sizeof(*u), GFP_ATOMIC | __GFP_ACCOUNT);
 	if (!u)
 		return -ENOMEM;
 	u->uid = face->uid;
+	u->face = face->quota_id;
 	hlist_add_head(&u->node, head);
 found:
 	if (u->n >= READ_ONCE(hn->pit_user_max)) {

@@ -414,7 +414,7 @@ static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_face *face,
  */
 static int hicn_prod_face_interest(struct hicn_face *face,
 				   const struct hicn_key *key,
-				   unsigned long lifetime)
+				   unsigned long lifetime, u8 hops)
 {
 	struct sock *sk = hicn_face_sk(face);
 	struct hicn_sock *hs;

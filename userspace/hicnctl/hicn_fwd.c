@@ -277,6 +277,8 @@ static int face_print(const struct hcn_face *f, void *arg)
 			   " malformed %llu", f->malformed);
 		print_attr(a, HICN_A_FACE_TX_DROPS, "tx_drops",
 			   " tx-drops %llu", f->tx_drops);
+		print_attr(a, HICN_A_FACE_HOP_DROPS, "hop_drops",
+			   " hop-drops %llu", f->hop_drops);
 	}
 	print_close_object();
 	print_nl();

@@ -524,6 +524,7 @@ struct hcn_face {
 	__u8		auto_made;	/* HICN_A_FACE_AUTO: made by a peer */
 	__u64	malformed;	/* datagrams dropped as malformed */
 	__u64	tx_drops;	/* packets it could not send */
+	__u64	hop_drops;	/* interests dropped for their hop limit */
 };
 
 typedef int (*hcn_face_cb)(const struct hcn_face *f, void *arg);

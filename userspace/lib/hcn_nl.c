@@ -912,6 +912,7 @@ static void face_fill(const void *attrs, int len, struct hcn_face *f)
 	f->auto_made = get_u8(tb[HICN_A_FACE_AUTO]);
 	f->malformed = get_u64(tb[HICN_A_FACE_MALFORMED]);
 	f->tx_drops = get_u64(tb[HICN_A_FACE_TX_DROPS]);
+	f->hop_drops = get_u64(tb[HICN_A_FACE_HOP_DROPS]);
 }
 
 static int face_one(__u8 cmd, const void *attrs, int len, void *arg)

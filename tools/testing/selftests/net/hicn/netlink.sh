@@ -459,19 +459,21 @@ check "listener show: two left" 0 2 eval "ctl1 listener show | wc -l"
 
 F4=$(id_of face ctl1 face add udp listener "$L4" remote 127.0.0.2)
 tap_result $? "face add udp listener ID remote 127.0.0.2 ($F4)"
+# 127.0.0.2 is reachable (the loopback's 127/8); ::2 is not: that face is
+# down (no route to its peer), and still takes routes.
 F6=$(id_of face ctl1 face add udp listener "$L6" remote ::2 port 9700 format compact)
 tap_result $? "face add udp: IPv6, port 9700, compact ($F6)"
 check "face show ID: a UDP face" 0 \
 	"face $F4 udp up uid 0 pending 0 listener $L4 remote 127.0.0.2 port 9695 format ipv6-tcp" \
 	ctl1 face show "$F4"
 check "face show -s: with its counters" 0 \
-	"face $F6 udp up uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact interests-in 0 interests-out 0 data-in 0 data-out 0 unsolicited 0 refused 0 malformed 0 tx-drops 0" \
+	"face $F6 udp down uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact interests-in 0 interests-out 0 data-in 0 data-out 0 unsolicited 0 refused 0 malformed 0 tx-drops 0 hop-drops 0" \
 	"$HICNCTL" -s -n "$ns1" hicn face show "$F6"
 check "face show: the producers' faces and the UDP faces, in id order" 0 \
 "face $faceA producer up uid 0 pending 0
 face $faceB producer up uid 0 pending 0
 face $F4 udp up uid 0 pending 0 listener $L4 remote 127.0.0.2 port 9695 format ipv6-tcp
-face $F6 udp up uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact" \
+face $F6 udp down uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact" \
 	ctl1 face show
 check "face show -j" 0 \
 	"[{\"id\":$F4,\"kind\":\"udp\",\"state\":\"up\",\"uid\":0,\"pending\":0,\"listener\":$L4,\"remote\":\"127.0.0.2\",\"port\":9695,\"format\":\"ipv6-tcp\",\"auto\":0}]" \

@@ -19,17 +19,21 @@
 
 import os
 import random
+import socket
 import subprocess
 import sys
 import threading
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import udp_test as u  # noqa: E402
 
 PID = os.getpid()
 NS = {n: f"hr{n}-{PID}" for n in ("c1", "c2", "r", "p")}
-MIB4 = 4 << 20
-NSEG = (MIB4 + 1399) // 1400
+# 4 MiB objects; 1 MiB on the debug kernel (each packet costs ten times
+# more there: the same paths, fewer times).
+OBJ = (1 if "debug" in os.uname().release else 4) << 20
+NSEG = (OBJ + 1399) // 1400
 
 
 def setup():
@@ -68,7 +72,8 @@ def main():
     setup()
     c1, c2, r, p = (u.Host(NS[n]) for n in ("c1", "c2", "r", "p"))
     rnd = random.Random(5)
-    obj_a, obj_b = rnd.randbytes(MIB4), rnd.randbytes(MIB4)
+    obj_a, obj_b = rnd.randbytes(OBJ), rnd.randbytes(OBJ)
+    obj_c = rnd.randbytes(OBJ // 4)
 
     with p as y:
         y.do("listener-add", {"local": u.a4("10.78.2.1"), "auto-faces": 1})
@@ -79,7 +84,8 @@ def main():
         u.chk(u.libc.bind(pfd, a, len(a)))
         for name, data in (("b001:a:b:c::1", obj_a), ("b001:a:b:c::2", obj_b),
                            ("b001:a:b:c::3", b"first"),
-                           ("b001:a:b:c::3", b"second")):
+                           ("b001:a:b:c::3", b"second"),
+                           ("b001:a:b:c::4", obj_c)):
             n = u.addr(name, 128)
             u.chk(u.libc.sendto(pfd, data, len(data), 0, n, len(n)))
     with r as y:
@@ -99,7 +105,8 @@ def main():
 
     with c1:
         got = u.fetch("b001:a:b:c::1")
-    tap_obj(got, obj_a, "C1 fetches 4 MiB through the relay, intact")
+    tap_obj(got, obj_a,
+            f"C1 fetches {OBJ >> 20} MiB through the relay, intact")
     sent = p_face()["data-out"]
     u.tap(NSEG <= sent <= NSEG + NSEG // 20,
           f"P sent about each segment once ({sent} for {NSEG})")
@@ -142,9 +149,110 @@ def main():
         got = u.fetch("b001:a:b:c::3")
     u.tap(got == b"second", f"the newest by LATEST, relayed ({got!r})")
 
+    hop_limit(r)
+    pit_flood(c1, c2, r, obj_c)
     u.libc.close(pfd)
     print(f"1..{u.ntest}", flush=True)
     return 1 if u.failed else 0
+
+
+def interest(name, suffix, hops):
+    """An interest of the IPv6 + TCP-shaped format with hop limit @hops."""
+    b = bytearray(u.pkt6(True, name, suffix, lifetime=2000,
+                         src="fd00:78::1"))
+    b[7] = hops
+    return bytes(b)
+
+
+def hop_limit(r):
+    """A peer behind C1 sends interests with small hop limits.  R routes
+    b001:cafe::/32 to a plain UDP socket in P's namespace, which sees what
+    R forwards: the hop limit one less; none with 1 or 0 left (counted in
+    the peer's face's hop-drops); a name R has cached is answered even
+    with hop limit 1."""
+    u.enter(NS["p"])
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("10.78.2.1", 9799))
+    sink.settimeout(1.5)
+    with r as y:
+        lid = [li["id"] for li in y.dump("listener-get", {})
+               if li["local"] == u.a4("10.78.2.2")][0]
+        fid = y.do("face-add", {"listener-id": lid,
+                                "remote": u.a4("10.78.2.1"),
+                                "remote-port": 9799})["id"]
+        y.do("route-add", {"prefix": u.a6("b001:cafe::"), "prefix-len": 32,
+                           "face-id": fid})
+    u.enter(NS["c1"])
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.78.1.1", 0))
+    s.settimeout(1.5)
+    got = []
+    for i, hops in enumerate((5, 1, 0)):
+        s.sendto(interest(f"b001:cafe::{i + 1:x}", 1 << 21, hops),
+                 ("10.78.1.2", 9695))
+        try:
+            got.append(sink.recv(2048)[7])
+        except socket.timeout:
+            got.append(None)
+    with r as y:
+        face = [f for f in u.udp_faces(y)
+                if f["remote-port"] == s.getsockname()[1]]
+        drops = face[0]["hop-drops"] if face else None
+    u.tap(got == [4, None, None] and drops == 2,
+          f"a relay forwards an interest with its hop limit less one and "
+          f"drops those with none left (forwarded {got}, hop-drops {drops})")
+    # Segment 5 of object 1, version 1: in R's cache since C1 fetched it.
+    s.sendto(interest("b001:a:b:c::1", (1 << 21) | 5, 1), ("10.78.1.2", 9695))
+    try:
+        data = s.recv(2048)
+    except socket.timeout:
+        data = b""
+    u.tap(len(data) > 60 and data[53] & 0x40,
+          f"hop limit 1 for a name in the relay's cache: answered "
+          f"({len(data)} bytes)")
+    s.close()
+    sink.close()
+    with r as y:
+        y.do("face-del", {"id": fid})
+
+
+def pit_flood(c1, c2, r, obj_c):
+    """A peer behind C1's link floods the relay with interests for names
+    nobody answers (P has no route for b001:dead::/32: they wait at R for
+    their whole 30 s lifetime).  With R's quota at 256 in-records, the
+    flood's face spends its own quota, and C2's consumer, another face
+    of the same user (root), still fetches."""
+    with r as y:
+        y.do("limits-set", {"pit-user-max": 256})
+        before = y.do("counters-get", {})
+    u.enter(NS["c1"])
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.78.1.1", 0))
+    for i in range(1000):
+        s.sendto(u.pkt6(True, f"b001:dead::{i:x}", 1 << 21, lifetime=30000,
+                        src="fd00:78::1"), ("10.78.1.2", 9695))
+    with r as y:
+        for _ in range(200):
+            st = y.do("counters-get", {})
+            if st["pit-user-drops"] > before["pit-user-drops"]:
+                break
+            time.sleep(0.05)
+        flood = [f for f in u.udp_faces(y) if f["remote-port"] ==
+                 s.getsockname()[1]]
+    u.tap(st["pit-user-drops"] > before["pit-user-drops"] and
+          st["pit-entries"] <= 256 + before["pit-entries"] and
+          len(flood) == 1 and flood[0]["refused"] > 0,
+          f"1000 interests from one peer: its face holds 256 at the relay, "
+          f"the rest refused (pit-entries {st['pit-entries']}, "
+          f"pit-user-drops +{st['pit-user-drops'] - before['pit-user-drops']}"
+          f", refused {flood[0]['refused'] if flood else None})")
+    with c2:
+        got = u.fetch("b001:a:b:c::4")
+    tap_obj(got, obj_c, "meanwhile C2, another face of the same user, "
+            "fetches through the relay")
+    s.close()
+    with r as y:
+        y.do("limits-set", {"pit-user-max": 16384})
 
 
 def tap_obj(got, want, what):
