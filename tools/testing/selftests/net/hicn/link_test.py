@@ -98,14 +98,7 @@ def producer(y, big):
     for a in ("10.79.1.2", "10.79.2.2"):
         y.do("listener-add", {"local": u.a4(a), "auto-faces": 1})
     y.do("listener-add", {"local": u.a6("fd00:79::2"), "auto-faces": 1})
-    pfd = u.chk(u.libc.socket(u.AF, u.SOCK_PROD, u.PROD_REL))
-    u.setint(pfd, u.HICN_PACKET_SIZE, 1400)
-    u.setint(pfd, u.HICN_CONTENT_EXPIRY, 0)
-    a = u.addr("b001:a:b:c::", 64)
-    u.chk(u.libc.bind(pfd, a, len(a)))
-    n = u.addr("b001:a:b:c::1", 128)
-    u.chk(u.libc.sendto(pfd, big, len(big), 0, n, len(n)))
-    return pfd
+    return u.publish((("b001:a:b:c::1", big),))
 
 
 def faces(y):

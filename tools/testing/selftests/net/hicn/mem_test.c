@@ -453,6 +453,78 @@ TEST_F_TIMEOUT(mem, held_interests_found_by_hash, 120)
 	close(c);
 }
 
+#define HELD_MAX	4096	/* per producer (hicn-api.rst, held interests) */
+
+/* A consumer of @name whose window is open and whose reads wait. */
+static int held_consumer(struct __test_metadata *_metadata, int prod,
+			 const char *name, char *obj, size_t len)
+{
+	char byte;
+	int c;
+
+	ASSERT_EQ((ssize_t)len, ht_publish(prod, name, obj, len, 0));
+	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, HOLD_LIFETIME));
+	ASSERT_EQ(0, ht_setint(c, HICN_WINDOW, SCAN_WINDOW));
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUF, &(int){ 1 },
+				sizeof(int)));
+	ASSERT_EQ(0, ht_connect(c, name, 0));
+	ASSERT_EQ(1, recv(c, &byte, 1, 0));
+	return c;
+}
+
+/*
+ * Two windows of 4096 unanswered interests at one producer (as in
+ * held_window(), for two names): it holds HELD_MAX of them at most, the
+ * oldest going first, never all 8192.
+ */
+TEST_F_TIMEOUT(mem, held_interests_capped, 120)
+{
+	size_t len = (size_t)(SCAN_WINDOW + 8) * HICN_PACKET_SIZE_MIN;
+	const char *names[2] = { HT_NAME, "b001:a:b:c::2" };
+	long long held = 0, v, sent;
+	int c[2], i, rcvbuf = 64 << 20;
+	struct hicn_info hi;
+	char *obj, byte;
+	double end;
+
+	obj = calloc(1, len);
+	ASSERT_NE(NULL, obj);
+	ASSERT_EQ(0, ht_setint(self->prod, HICN_PACKET_SIZE,
+			       HICN_PACKET_SIZE_MIN));
+	for (i = 0; i < 2; i++)
+		c[i] = held_consumer(_metadata, self->prod, names[i], obj, len);
+	free(obj);
+	close(self->prod);
+	self->prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, self->prod);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, setsockopt(c[i], SOL_SOCKET, SO_RCVBUFFORCE,
+					&rcvbuf, sizeof(rcvbuf)));
+		recv(c[i], &byte, 1, 0);
+	}
+	end = ht_ms() + 30000;
+	do {
+		v = ht_stat("prod_held");
+		held = v > held ? v : held;
+		for (sent = 0, i = 0; i < 2; i++) {
+			ASSERT_EQ(0, ht_info(c[i], &hi));
+			sent += hi.hi_interests_sent;
+		}
+		if (sent >= 2 * (SCAN_WINDOW - 16) && v >= HELD_MAX - 64)
+			break;
+		ht_sleep_ms(10);
+	} while (ht_ms() < end);
+	TH_LOG("%lld interests sent, %lld held at most, %lld now", sent, held,
+	       v);
+	EXPECT_LE(2LL * (SCAN_WINDOW - 16), sent);
+	EXPECT_GE(HELD_MAX, held);
+	EXPECT_LE(HELD_MAX - 64, v);
+	for (i = 0; i < 2; i++)
+		close(c[i]);
+}
+
 #define PIT_N		2500
 #define PIT_GC_BATCH	1024
 

@@ -77,17 +77,10 @@ def main():
 
     with p as y:
         y.do("listener-add", {"local": u.a4("10.78.2.1"), "auto-faces": 1})
-        pfd = u.chk(u.libc.socket(u.AF, u.SOCK_PROD, u.PROD_REL))
-        u.setint(pfd, u.HICN_PACKET_SIZE, 1400)
-        u.setint(pfd, u.HICN_CONTENT_EXPIRY, 0)
-        a = u.addr("b001:a:b:c::", 64)
-        u.chk(u.libc.bind(pfd, a, len(a)))
-        for name, data in (("b001:a:b:c::1", obj_a), ("b001:a:b:c::2", obj_b),
-                           ("b001:a:b:c::3", b"first"),
-                           ("b001:a:b:c::3", b"second"),
-                           ("b001:a:b:c::4", obj_c)):
-            n = u.addr(name, 128)
-            u.chk(u.libc.sendto(pfd, data, len(data), 0, n, len(n)))
+        pfd = u.publish((("b001:a:b:c::1", obj_a), ("b001:a:b:c::2", obj_b),
+                         ("b001:a:b:c::3", b"first"),
+                         ("b001:a:b:c::3", b"second"),
+                         ("b001:a:b:c::4", obj_c)))
     with r as y:
         for local in ("10.78.1.2", "10.78.3.2"):
             y.do("listener-add", {"local": u.a4(local), "auto-faces": 1})
