@@ -166,14 +166,15 @@ sleep 1
 
 # Producer A claims b001:a:b:c::/64 and publishes 3000 segments of 64
 # bytes under ::1, kept until it closes (expiry 0: the debug kernel takes
-# longer than the default 60 s from the first look at the store to the
-# last), and 5 bytes under ::2 with the default expiry; producer B claims
+# longer than 60 s from the first look at the store to the last), and 5
+# bytes under ::2 that expire, in 10 minutes (the debug kernel saw the
+# default 60 s run out before its last look); producer B claims
 # b002::/48.
 start_producer A "
 p = producer('b001:a:b:c::', 64, 64)
 expiry(p, 0)
 publish(p, 'b001:a:b:c::1', b'x' * (3000 * 64))
-expiry(p, 60000)
+expiry(p, 600000)
 publish(p, 'b001:a:b:c::2', b'hello')"
 tap_result $? "producer A: b001:a:b:c::/64 claimed, two objects published"
 start_producer B "q = producer('b002::', 48)"
