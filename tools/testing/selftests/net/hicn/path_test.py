@@ -32,6 +32,8 @@
 #    carries at least a fifth of the segments); best-route with costs 1
 #    and 2 sends every interest to the cheaper face, and to the other
 #    once the costs are swapped.
+# Last, nothing is left pending: both PITs empty, F1 and F2 wait for no
+# answer.
 #
 # Segments are 1300 bytes, so a datagram (92 bytes of hICN headers, UDP,
 # IPv4) fits a 1500-byte frame and netem's rates are per segment.  The
@@ -288,8 +290,9 @@ def unrel_gaps(c, pfd, idx):
             hi = info(s)
             s.close()
         tries.append(err)
-        # Segment 0 tells the object's length: a fetch that never gets
-        # it fails (ETIMEDOUT) with nothing read, and starts again.
+        # Segment 0 tells the object's length: when it never comes, the
+        # fetch fails with ETIMEDOUT after one lifetime, nothing read
+        # (Documentation/hicn-api.rst); it starts again.
         if not (err and err.errno == errno.ETIMEDOUT and not got):
             break
     secs = time.monotonic() - t0
@@ -348,11 +351,13 @@ def two_paths(c, pfd, f1, f2, idx0):
         with c:
             s = consumer(u.CONS_REL, REL_LIFETIME, retx=10)
             got, _, err = read_object(s, name, len(obj))
+            retx = info(s)["interests_retx"]
             s.close()
         a1, b2a = out_of(c, f1), out_of(c, f2)
         n1 = a1["interests-out"] - b1["interests-out"]
         n2 = b2a["interests-out"] - b2["interests-out"]
-        return got == obj and err is None, n1, n2, seg_count(len(obj))
+        return (got == obj and err is None, n1, n2, seg_count(len(obj)),
+                retx)
 
     with c as y:
         y.do("route-add", dict(route, **{"face-id": f2, "cost": 1}))
@@ -363,28 +368,49 @@ def two_paths(c, pfd, f1, f2, idx0):
           nh == sorted([(f1, 1), (f2, 1)]),
           f"b001::/16: two next hops, load-balance ({r['strategy']}, {nh})")
 
-    ok, n1, n2, nseg = fetch_counting(idx0)
+    ok, n1, n2, nseg, retx = fetch_counting(idx0)
     u.tap(ok, f"load-balance: {REL_KIB} KiB over two links, intact")
     u.tap(n1 >= nseg // 5 and n2 >= nseg // 5 and n1 + n2 >= nseg,
           f"load-balance: both faces carried interests (F1 {n1}, F2 {n2} "
-          f"of {nseg} segments)")
+          f"of {nseg} segments, {retx} resent)")
 
     with c as y:
         y.do("route-del", dict(route, **{"face-id": f2}))
         y.do("route-add", dict(route, **{"face-id": f2, "cost": 2}))
         y.do("strategy-set", dict(route, strategy=0))
-    ok, n1, n2, nseg = fetch_counting(idx0 + 1)
+    ok, n1, n2, nseg, retx = fetch_counting(idx0 + 1)
     u.tap(ok and n1 >= nseg and n2 == 0,
           f"best-route, F1 cost 1, F2 cost 2: intact ({ok}), only F1 "
-          f"carried interests (F1 {n1}, F2 {n2} of {nseg} segments)")
+          f"carried interests (F1 {n1}, F2 {n2} of {nseg} segments, "
+          f"{retx} resent)")
 
     with c as y:
         y.do("route-del", dict(route, **{"face-id": f1}))
         y.do("route-add", dict(route, **{"face-id": f1, "cost": 3}))
-    ok, n1, n2, nseg = fetch_counting(idx0 + 2)
+    ok, n1, n2, nseg, retx = fetch_counting(idx0 + 2)
     u.tap(ok and n2 >= nseg and n1 == 0,
           f"best-route, F1 cost 3, F2 cost 2: intact ({ok}), only F2 "
-          f"carried interests (F1 {n1}, F2 {n2} of {nseg} segments)")
+          f"carried interests (F1 {n1}, F2 {n2} of {nseg} segments, "
+          f"{retx} resent)")
+
+
+def nothing_left(c, p, f1, f2):
+    """Every interest was answered or given up: once the consumers are
+    closed, both PITs empty (an entry outlives its lifetime by a round
+    of the collector at most) and F1 and F2 wait for nothing."""
+    end = time.monotonic() + 10
+    while True:
+        with c as y:
+            pc = y.do("counters-get", {})["pit-entries"]
+            out = [u.face_of(y, f)["out-pending"] for f in (f1, f2)]
+        with p as y:
+            pp = y.do("counters-get", {})["pit-entries"]
+        if (pc, pp, out) == (0, 0, [0, 0]) or time.monotonic() > end:
+            break
+        time.sleep(0.2)
+    u.tap((pc, pp, out) == (0, 0, [0, 0]),
+          f"nothing left pending: PIT entries C {pc}, P {pp}; out-pending "
+          f"F1 {out[0]}, F2 {out[1]}")
 
 
 def main():
@@ -420,6 +446,7 @@ def main():
 
     unrel_gaps(c, pfd, 5)
     two_paths(c, pfd, f[0], f[1], 6)
+    nothing_left(c, p, f[0], f[1])
 
     u.libc.close(pfd)
     print(f"1..{u.ntest}", flush=True)
