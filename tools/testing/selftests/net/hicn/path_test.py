@@ -27,7 +27,8 @@
 # 2. CONS_UNREL under 5% loss: the object keeps its length; each segment
 #    is either the original's bytes at its offset or zeros, and the
 #    zeroed ones are exactly what the one HICN_CMSG_LOST control message
-#    and hi_lost count (include/uapi/linux/hicn.h, gap_test.c).
+#    and hi_lost count (include/uapi/linux/hicn.h,
+#    Documentation/hicn-api.rst, gap_test.c).
 # 3. Two links: load-balance spreads the interests over F1 and F2 (each
 #    carries at least a fifth of the segments); best-route with costs 1
 #    and 2 sends every interest to the cheaper face, and to the other
@@ -38,9 +39,10 @@
 # Segments are 1300 bytes, so a datagram (92 bytes of hICN headers, UDP,
 # IPv4) fits a 1500-byte frame and netem's rates are per segment.  The
 # CONS_REL sockets allow 10 retransmissions of an interest (3 by
-# default): with 5% lost each way, 4 tries of one of a thousand segments
-# all fail in one fetch out of ten.  Every socket has a receive timeout,
-# so that a stalled fetch is a failure, not a hang.
+# default): with 5% lost each way one try in ten fails, and the 4 tries
+# of some segment of 1,600 would all fail in one fetch out of seven.
+# Every socket has a receive timeout, so that a stalled fetch is a
+# failure, not a hang.
 #
 # Helpers (namespaces, setns, YNL, TAP) come from udp_test.py.
 #
@@ -70,8 +72,8 @@ PREFIX = "b001:a:b:c::"
 # Each packet costs about ten times more on the debug kernel (KASAN,
 # lockdep, kmemleak under TCG): smaller objects there, the same paths.
 DEBUG = "debug" in os.uname().release
-# Loss tests: enough packets that 1% of them is never none (1,200 at
-# least: 0.99^1200 < 1e-5).
+# The loss tests: enough packets that 1% lost each way always loses some
+# (1,200 packets at least: 0.99^1200 < 1e-5).
 LOSS_KIB = 768 if DEBUG else 2048
 REL_KIB = 384 if DEBUG else 2048
 UNREL_KIB = 192 if DEBUG else 1024
