@@ -353,13 +353,14 @@ def two_paths(c, pfd, f1, f2, idx0):
         with c:
             s = consumer(u.CONS_REL, REL_LIFETIME, retx=10)
             got, _, err = read_object(s, name, len(obj))
-            retx = info(s)["interests_retx"]
+            hi = info(s)
             s.close()
         a1, b2a = out_of(c, f1), out_of(c, f2)
         n1 = a1["interests-out"] - b1["interests-out"]
         n2 = b2a["interests-out"] - b2["interests-out"]
         return (got == obj and err is None, n1, n2, seg_count(len(obj)),
-                retx)
+                f"{hi['interests_retx']} resent, {hi['cache_hits']} from "
+                "C's cache")
 
     with c as y:
         y.do("route-add", dict(route, **{"face-id": f2, "cost": 1}))
@@ -374,7 +375,7 @@ def two_paths(c, pfd, f1, f2, idx0):
     u.tap(ok, f"load-balance: {REL_KIB} KiB over two links, intact")
     u.tap(n1 >= nseg // 5 and n2 >= nseg // 5 and n1 + n2 >= nseg,
           f"load-balance: both faces carried interests (F1 {n1}, F2 {n2} "
-          f"of {nseg} segments, {retx} resent)")
+          f"of {nseg} segments, {retx})")
 
     with c as y:
         y.do("route-del", dict(route, **{"face-id": f2}))
@@ -384,7 +385,7 @@ def two_paths(c, pfd, f1, f2, idx0):
     u.tap(ok and n1 >= nseg and n2 == 0,
           f"best-route, F1 cost 1, F2 cost 2: intact ({ok}), only F1 "
           f"carried interests (F1 {n1}, F2 {n2} of {nseg} segments, "
-          f"{retx} resent)")
+          f"{retx})")
 
     with c as y:
         y.do("route-del", dict(route, **{"face-id": f1}))
@@ -393,7 +394,7 @@ def two_paths(c, pfd, f1, f2, idx0):
     u.tap(ok and n2 >= nseg and n1 == 0,
           f"best-route, F1 cost 3, F2 cost 2: intact ({ok}), only F2 "
           f"carried interests (F1 {n1}, F2 {n2} of {nseg} segments, "
-          f"{retx} resent)")
+          f"{retx})")
 
 
 def nothing_left(c, p, f1, f2):
