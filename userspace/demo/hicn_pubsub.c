@@ -12,10 +12,21 @@
  * TCP loopback (time from the start of the publication / first send to the
  * last byte received, CLOCK_MONOTONIC).
  *
+ * Two more modes split the same into two processes that may run in
+ * different network namespaces (hicn_relay.sh runs them on three hosts):
+ * "publish" claims NAMESPACE, publishes FILE as NAME in 1400-byte segments
+ * (they fit a 1500-byte link in a UDP face's datagram), prints the
+ * version and waits, serving it, until SIGTERM or SIGINT; "fetch" fetches
+ * the newest version of NAME (or NAME#VERSION) into OUT and prints the
+ * version, the segments, the interests sent and the throughput.
+ *
  * Usage: hicn_pubsub [FILE]     (no FILE: a generated 4 MiB file)
+ *        hicn_pubsub publish NAMESPACE NAME FILE
+ *        hicn_pubsub fetch NAME[#VERSION] OUT
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +42,9 @@
 
 #define NAME	"b001:a:b:c::f11e"
 #define CHUNK	(64 * 1024)
+/* A segment in a UDP face's datagram on a 1500-byte link. */
+#define UDP_SEGMENT	1400
+#define UDP_LIFETIME	2000	/* ms: a relay's hop under TCG */
 
 struct result {
 	__u64 bytes;
@@ -251,6 +265,186 @@ out:
 	return t;
 }
 
+static int set_int(int fd, int opt, int val)
+{
+	if (setsockopt(fd, SOL_HICN, opt, &val, sizeof(val))) {
+		perror("setsockopt");
+		return -1;
+	}
+	return 0;
+}
+
+static int get_info(int fd, struct hicn_info *hi)
+{
+	socklen_t len = sizeof(*hi);
+
+	memset(hi, 0, sizeof(*hi));
+	if (getsockopt(fd, SOL_HICN, HICN_INFO, hi, &len)) {
+		perror("HICN_INFO");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_name(const char *text, struct sockaddr_hicn *a)
+{
+	if (hcn_name_pton(text, a)) {
+		fprintf(stderr, "\"%s\" is not a name (ADDRESS[/LENGTH][#VERSION])\n",
+			text);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * publish NAMESPACE NAME FILE: publish and serve until SIGTERM or SIGINT,
+ * then print what the producer sent.
+ */
+static int publish(const char *ns_text, const char *name_text,
+		   const char *path)
+{
+	struct sockaddr_hicn ns, name;
+	char text[HCN_NAMESTRLEN];
+	struct hicn_info hi;
+	unsigned char *buf;
+	sigset_t stop;
+	size_t len;
+	int p, sig;
+
+	if (parse_name(ns_text, &ns) || parse_name(name_text, &name))
+		return 2;
+	buf = load(path, &len);
+	if (!buf)
+		return 1;
+	/* Blocked from the start, the stop signal waits for sigwait(). */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &stop, NULL)) {
+		perror("sigprocmask");
+		return 1;
+	}
+	p = socket(hcn_family(), SOCK_PROD, PROD_REL);
+	if (p < 0) {
+		perror("producer");
+		return 1;
+	}
+	if (set_int(p, HICN_PACKET_SIZE, UDP_SEGMENT) ||
+	    set_int(p, HICN_CONTENT_EXPIRY, 0))
+		return 1;
+	if (bind(p, (struct sockaddr *)&ns, sizeof(ns))) {
+		perror(ns_text);
+		return 1;
+	}
+	if (sendto(p, buf, len, 0, (struct sockaddr *)&name,
+		   sizeof(name)) != (ssize_t)len) {
+		perror("sendto");
+		return 1;
+	}
+	free(buf);
+	if (get_info(p, &hi))
+		return 1;
+	name.sin_suffix = hi.hi_last_version;
+	hcn_name_ntop(&name, text, sizeof(text));
+	printf("published %s: %zu bytes, %zu segments of %d bytes\n", text,
+	       len, (len + UDP_SEGMENT - 1) / UDP_SEGMENT, UDP_SEGMENT);
+	fflush(stdout);
+
+	if (sigwait(&stop, &sig))
+		return 1;
+	if (get_info(p, &hi))
+		return 1;
+	printf("producer: %llu interests reached the socket, %llu segments sent\n",
+	       (unsigned long long)hi.hi_interests_received,
+	       (unsigned long long)hi.hi_segments);
+	close(p);
+	return 0;
+}
+
+/* Write all of @buf to @fd. */
+static int write_all(int fd, const unsigned char *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len; buf += n, len -= n) {
+		n = write(fd, buf, len);
+		if (n < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* fetch NAME[#VERSION] OUT: the object into OUT, with what it took. */
+static int fetch_object(const char *name_text, const char *path)
+{
+	static unsigned char buf[CHUNK];
+	char text[HCN_NAMESTRLEN];
+	struct sockaddr_hicn name;
+	struct hicn_info hi;
+	__u64 bytes = 0;
+	int c, out;
+	double t0, t;
+	ssize_t n;
+
+	if (parse_name(name_text, &name))
+		return 2;
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0) {
+		perror(path);
+		return 1;
+	}
+	c = socket(hcn_family(), SOCK_CONS, CONS_REL);
+	if (c < 0) {
+		perror("consumer");
+		return 1;
+	}
+	if (set_int(c, HICN_INTEREST_LIFETIME, UDP_LIFETIME))
+		return 1;
+	t0 = now();
+	if (connect(c, (struct sockaddr *)&name, sizeof(name))) {
+		perror(name_text);
+		return 1;
+	}
+	while ((n = recv(c, buf, sizeof(buf), 0)) > 0) {
+		if (write_all(out, buf, n)) {
+			perror(path);
+			return 1;
+		}
+		bytes += n;
+	}
+	t = now() - t0;
+	if (n < 0) {
+		fprintf(stderr, "%s: %s after %llu bytes\n", name_text,
+			strerror(errno), (unsigned long long)bytes);
+		return 1;
+	}
+	if (close(out)) {
+		perror(path);
+		return 1;
+	}
+	if (get_info(c, &hi))
+		return 1;
+	name.sin_suffix = hi.hi_last_version;
+	hcn_name_ntop(&name, text, sizeof(text));
+	printf("fetched %s: %llu bytes, %llu segments, ", text,
+	       (unsigned long long)bytes, (unsigned long long)hi.hi_segments);
+	printf("%llu interests (%llu resent), %.2f s, %.1f Mbit/s\n",
+	       (unsigned long long)hi.hi_interests_sent,
+	       (unsigned long long)hi.hi_interests_retx, t,
+	       t > 0 ? bytes * 8 / t / 1e6 : 0);
+	close(c);
+	return 0;
+}
+
+static int print_usage(void)
+{
+	fprintf(stderr,
+		"usage: hicn_pubsub [FILE]\n"
+		"       hicn_pubsub publish NAMESPACE NAME FILE\n"
+		"       hicn_pubsub fetch NAME[#VERSION] OUT\n");
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : NULL;
@@ -261,6 +455,12 @@ int main(int argc, char **argv)
 	size_t len;
 	int ok;
 
+	if (path && !strcmp(path, "publish"))
+		return argc == 5 ? publish(argv[2], argv[3], argv[4]) : print_usage();
+	if (path && !strcmp(path, "fetch"))
+		return argc == 4 ? fetch_object(argv[2], argv[3]) : print_usage();
+	if (argc > 2)
+		return print_usage();
 	buf = load(path, &len);
 	if (!buf)
 		return 1;
