@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <linux/sock_diag.h>
 #include <time.h>
@@ -68,6 +69,16 @@ static int wait_refused(int fd)
 			return 0;
 	}
 	return -1;
+}
+
+static int sock_peer_port(int fd)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	if (getpeername(fd, (struct sockaddr *)&sin, &len))
+		return -1;
+	return ntohs(sin.sin_port);
 }
 
 static int peer_status(pid_t pid)
@@ -1212,16 +1223,17 @@ TEST(late_server_hello_client_spoke)
 
 /*
  * A raw client that connects again and again and sends its client hello
- * one byte at a time, until @end: every byte wakes the listener's work
- * through a subflow the listener has not classified yet.
+ * one byte at a time, until *@stop (or @limit, should the test fail before
+ * it says stop): every byte wakes the listener's work through a subflow
+ * the listener has not classified yet.
  */
-static void trickle_client(int port, time_t end)
+static void trickle_client(int port, int *stop, time_t limit)
 {
 	struct hello h, c;
 	char probe = (char)0xa5;
 	size_t i;
 
-	while (time(NULL) < end) {
+	while (!__atomic_load_n(stop, __ATOMIC_RELAXED) && time(NULL) < limit) {
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 		if (fd < 0)
@@ -1237,6 +1249,8 @@ static void trickle_client(int port, time_t end)
 		c.n = 1;
 		c.token = h.token;
 		for (i = 0; i < sizeof(c) - 1; i++) {
+			if (__atomic_load_n(stop, __ATOMIC_RELAXED))
+				break;
 			if (send(fd, (char *)&c + i, 1, MSG_NOSIGNAL) != 1)
 				break;
 			usleep(300);
@@ -1251,9 +1265,12 @@ static void trickle_client(int port, time_t end)
  * in: close() must not leave the listener's work queued by a subflow it
  * was still classifying (KASAN on the debug kernel sees the work run on
  * the freed socket; the harness checks the log, kmemleak and the socket
- * counts).  LONG=1 runs a minute.
+ * counts).  At least CHURN_CYCLES listeners and 8 s (LONG=1: a minute),
+ * however slow the kernel: a debug kernel under TCG closes and opens
+ * 7 to 11 a second here, and CI's machine is slower.
  */
 #define TRICKLERS	4
+#define CHURN_CYCLES	60
 
 FIXTURE(churn)
 {
@@ -1273,6 +1290,7 @@ TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 	int secs = getenv("LONG") && *getenv("LONG") == '1' ? 60 : 8;
 	int lfd, c, a, port, i, cycles = 0, bad = 0, ready[2];
 	pid_t pid[TRICKLERS];
+	int *stop;
 	char byte;
 	time_t end;
 	FILE *f;
@@ -1285,7 +1303,10 @@ TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
 	ASSERT_LE(0, lfd);
 	ASSERT_EQ(0, pipe(ready));
-	end = time(NULL) + secs;
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stop);
+	*stop = 0;
 	for (i = 0; i < TRICKLERS; i++) {
 		pid[i] = fork();
 		ASSERT_LE(0, pid[i]);
@@ -1295,7 +1316,7 @@ TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 			if (write(ready[1], "", 1) != 1)
 				_exit(1);
 			close(ready[1]);
-			trickle_client(port, end);
+			trickle_client(port, stop, time(NULL) + 140);
 		}
 	}
 	/*
@@ -1306,7 +1327,8 @@ TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 	for (i = 0; i < TRICKLERS; i++)
 		ASSERT_EQ(1, read(ready[0], &byte, 1));
 	close(ready[0]);
-	while (time(NULL) < end && lfd >= 0) {
+	end = time(NULL) + secs;
+	while ((time(NULL) < end || cycles < CHURN_CYCLES) && lfd >= 0) {
 		usleep(10000 + (cycles % 7) * 3000);
 		close(lfd);
 		lfd = lo_listen_at(AF_INET, IPPROTO_PSOCK, port);
@@ -1315,16 +1337,31 @@ TEST_F_TIMEOUT(churn, listener_closed_while_hellos_trickle, 150)
 			       strerror(errno));
 		cycles++;
 	}
+	__atomic_store_n(stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < TRICKLERS; i++)
 		bad += peer_status(pid[i]) != 0;
+	munmap(stop, sizeof(*stop));
 	ASSERT_LE(0, lfd);
 	EXPECT_EQ(0, bad);
-	EXPECT_LT(50, cycles);
-	/* The last listener still works. */
+	TH_LOG("%d listeners", cycles);
+	/*
+	 * The last listener still works.  A trickler told to stop between
+	 * our hello and its own closed a connection that then counts as a
+	 * plain client's (Documentation/psock.rst, "Handshake": end of
+	 * stream instead of a client hello): accept() may return such
+	 * connections, at EOF, before ours.
+	 */
 	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, lo_connect(c, AF_INET, port));
-	a = accept(lfd, NULL, NULL);
+	for (i = 0, a = -1; i <= TRICKLERS && a < 0; i++) {
+		a = accept(lfd, NULL, NULL);
+		ASSERT_LE(0, a);
+		if (sock_peer_port(a) != sock_port(c)) {
+			close(a);
+			a = -1;
+		}
+	}
 	ASSERT_LE(0, a);
 	EXPECT_EQ(4, send(c, "ping", 4, 0));
 	EXPECT_EQ(0, read_full(a, &port, 4));
