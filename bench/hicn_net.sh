@@ -208,7 +208,7 @@ med() {
 mib=$(awk -v s="$SIZE" 'BEGIN { printf "%g", s / 1048576 }')
 echo "$mib MiB producer -> consumer, 100 Mbit/s, 2 ms each way;"
 echo "median [min-max] of $REPS interleaved runs"
-printf '%-8s %-5s %-20s %-20s %8s\n' proto loss Mbit/s "of own lossless" resent
+printf '%-8s %-5s %-22s %-20s %8s\n' proto loss Mbit/s "of own lossless" resent
 for p in hicn tcp; do
 	base=$(med $p/0)
 	for l in 0 1; do
@@ -227,7 +227,7 @@ for p in hicn tcp; do
 		# shellcheck disable=SC2086
 		echo "$st" | awk -v b="$base" -v pn=$pname -v ln=$lname \
 			-v sp="$(spread "$st")" -v res="$res" '{
-			printf "%-8s %-5s %-20s %.2f [%.2f-%.2f]     %8d\n",
+			printf "%-8s %-5s %-22s %.2f [%.2f-%.2f]     %8d\n",
 			       pn, ln, sp, $1 / b, $2 / b, $3 / b, res }'
 		echo "$st" | awk -v b="$base" -v p=$p -v ln=$lname -v res="$res" '{
 			printf "%s %s %.2f %.2f %.2f %.3f %.3f %.3f %d\n",
@@ -244,10 +244,10 @@ if [ -n "$h0" ] && [ -n "$h1" ] && [ -n "$t0" ] && [ -n "$t1" ]; then
 	awk -v h0="$h0" -v h1="$h1" -v t0="$t0" -v t1="$t1" -v l=$LOSS 'BEGIN {
 		r0 = h0 / t0; n = (h1 / h0) / (t1 / t0)
 		printf "AF_HICN/TCP without loss: %.2f (goal >= 0.90: %s)\n",
-		       r0, r0 >= 0.9 ? "met" : "NOT met"
+		       r0, (r0 >= 0.9 ? "met" : "NOT met")
 		printf "AF_HICN/TCP at %s loss: %.2f\n", l, h1 / t1
 		printf "normalised at %s loss: AF_HICN %.2f, TCP %.2f, ratio %.2f (goal >= 1: %s)\n",
-		       l, h1 / h0, t1 / t0, n, n >= 1 ? "met" : "NOT met"
+		       l, h1 / h0, t1 / t0, n, (n >= 1 ? "met" : "NOT met")
 	}'
 fi
 echo "($REPS runs of 4 transfers in $(($(date +%s) - start)) s)"

@@ -288,8 +288,9 @@ if [ $rc = 0 ]; then
 	    -v tt="$(stat tcp/time | cut -d' ' -f1)" \
 	    -v hb="$(stat hicn/bytes | cut -d' ' -f1)" \
 	    -v tb="$(stat tcp/bytes | cut -d' ' -f1)" 'BEGIN {
-		printf "TCP/AF_HICN: producer bytes %.2f, time %.2f (above 1: AF_HICN better)\n",
-		       tb / hb, tt / ht }'
+		if (hb > 0 && ht > 0)
+			printf "TCP/AF_HICN: producer bytes %.2f, time %.2f (above 1: AF_HICN better)\n",
+			       tb / hb, tt / ht }'
 fi
 echo "($REPS runs of 2 x $N transfers in $(($(date +%s) - start)) s)"
 kill $PROD
