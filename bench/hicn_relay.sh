@@ -139,10 +139,13 @@ ptx() {
 	ip netns exec $P cat /sys/class/net/v-p/statistics/tx_bytes
 }
 
-# The data segments P's face to R has sent (hicnctl -s face show).
+# The data segments P's face to R has sent (hicnctl -s face show); 0
+# before the first interest, which makes that face (auto-faces).
 pdata() {
-	ip netns exec $P hicnctl -s face show |
-		sed -n 's/.* udp .* data-out \([0-9]*\).*/\1/p' | head -n1
+	local n
+	n=$(ip netns exec $P hicnctl -s face show |
+		sed -n 's/.* udp .* data-out \([0-9]*\).*/\1/p' | head -n1)
+	echo "${n:-0}"
 }
 
 now() {
