@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# PNG plots of the PSOCK benchmarks, on the host after "make bench":
+# PNG plots of the PSOCK and AF_HICN benchmarks, on the host after "make
+# bench":
 #   plot.sh RESULTS_DIR
-# reads psock_rtt.dat, psock_paths.dat and psock_window.dat (written by
-# psock_rtt.sh, psock_paths.sh and psock_window.sh in the VM) and writes
-# psock_rtt.png, psock_paths.png and psock_window.png
-# beside them: each point or bar is the median of the runs, its error bar
+# reads psock_rtt.dat, psock_paths.dat, psock_window.dat, hicn_net.dat and
+# hicn_relay.dat (written by the scripts of those names in the VM) and
+# writes psock_rtt.png, psock_paths.png, psock_window.png, hicn_net.png and
+# hicn_relay.png beside them: each point or bar is the median of the runs, its error bar
 # the smallest and the largest run.  Needs gnuplot
 # (tools/testing/vm/setup.sh installs it).
 dir=${1:?usage: plot.sh RESULTS_DIR}
@@ -88,5 +89,53 @@ unset key
 plot "$dir/psock_window.plot" using 2:3:4:xtic(1)
 EOF
 	echo "plot: $dir/psock_window.png"
+fi
+if [ -s "$dir/hicn_net.dat" ]; then
+	gnuplot <<EOF || rc=1
+set terminal pngcairo size 900,480 font "sans,10"
+set output "$dir/hicn_net.png"
+set termoption noenhanced
+set multiplot layout 1,2 title "AF_HICN and TCP across a veth pair, 100 Mbit/s, 2 ms each way\n(median and min-max of $(runs "$dir/hicn_net.dat") runs)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set grid ytics
+set key top right
+set yrange [0:*]
+set title "throughput"
+set ylabel "Mbit/s"
+plot "< awk '\$2 == \"0%\"' $dir/hicn_net.dat" using 3:4:5:xtic(1) title "no loss", \
+     "< awk '\$2 == \"1%\"' $dir/hicn_net.dat" using 3:4:5 title "1% loss"
+set title "normalised to the protocol's own lossless median"
+set ylabel "throughput / own lossless"
+set yrange [0:1.2]
+plot "< awk '\$2 == \"0%\"' $dir/hicn_net.dat" using 6:7:8:xtic(1) title "no loss", \
+     "< awk '\$2 == \"1%\"' $dir/hicn_net.dat" using 6:7:8 title "1% loss"
+unset multiplot
+EOF
+	echo "plot: $dir/hicn_net.png"
+fi
+
+if [ -s "$dir/hicn_relay.dat" ]; then
+	gnuplot <<EOF || rc=1
+set terminal pngcairo size 900,480 font "sans,10"
+set output "$dir/hicn_relay.png"
+set termoption noenhanced
+set multiplot layout 1,2 title "8 consumers behind one relay, the same object each: AF_HICN and TCP\n(median and min-max of $(runs "$dir/hicn_relay.dat") runs)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set grid ytics
+unset key
+set yrange [0:*]
+set title "time until all 8 have their copy"
+set ylabel "s"
+plot "$dir/hicn_relay.dat" using 2:3:4:xtic(1)
+set title "bytes the producer's host sent"
+set ylabel "MiB"
+plot "$dir/hicn_relay.dat" using 5:6:7:xtic(1)
+unset multiplot
+EOF
+	echo "plot: $dir/hicn_relay.png"
 fi
 exit $rc
