@@ -710,7 +710,10 @@ static void hicn_prod_user_put(struct hicn_net *hn, struct hicn_prod_user *u)
  *	producers that claimed it before (ver_floor.c)
  *
  * Every name's versions start above @floor, so a name and version never
- * mean two objects, whichever producer published them.
+ * mean two objects, whichever producer published them.  An interest that
+ * reached the face between the claim's FIB next hop and this call, for a
+ * version at or below @floor, is held rather than refused: nothing is
+ * published before bind() returns, and it expires unanswered.
  */
 void hicn_prod_claimed(struct hicn_sock *hs, u32 floor)
 {
