@@ -410,8 +410,10 @@ int pstripe_send_server_hello(struct pstripe_sock *lps,
 			      struct pstripe_subflow *sf)
 {
 	struct pstripe_hello msgs[1 + PSOCK_ADDR_MAX], *h = &msgs[0];
+	struct pstripe_addr addrs[PSOCK_ADDR_MAX];
+	int ifindex[PSOCK_ADDR_MAX];
 	struct sockaddr_storage ss;
-	int r, i, len;
+	int r, i, n, len;
 
 	pstripe_hello_fill(lps, h, PSTRIPE_MSG_SHELLO);
 	sf->token = get_random_u64();
@@ -437,9 +439,11 @@ int pstripe_send_server_hello(struct pstripe_sock *lps,
 		}
 	}
 	/* The announced addresses follow, one message each. */
-	h->n = lps->nladdr;
-	for (i = 1; i <= lps->nladdr; i++) {
-		const struct pstripe_addr *a = &lps->laddr[i - 1];
+	n = pstripe_local_addrs(lps, PSOCK_ENDPOINT_FLAGS_SIGNAL, addrs,
+				ifindex);
+	h->n = n;
+	for (i = 1; i <= n; i++) {
+		const struct pstripe_addr *a = &addrs[i - 1];
 
 		memset(&msgs[i], 0, sizeof(msgs[i]));
 		msgs[i].magic = htonl(PSTRIPE_MAGIC);
@@ -450,7 +454,7 @@ int pstripe_send_server_hello(struct pstripe_sock *lps,
 		msgs[i].port = a->port ? a->port : h->port;
 		memcpy(msgs[i].addr, a->addr, sizeof(a->addr));
 	}
-	len = (1 + lps->nladdr) * sizeof(*h);
+	len = (1 + n) * sizeof(*h);
 	r = pstripe_sf_send(sf, msgs, len, 0);
 	return r == len ? 0 : (r < 0 ? r : -EPROTO);
 }

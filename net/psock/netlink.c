@@ -29,12 +29,13 @@
  * network namespace); reading needs nothing.
  *
  * Locking: the family has parallel_ops, so no genl_mutex.  Each namespace's
- * endpoints are under its pstripe_nl_net.lock, a mutex taken only by the
- * request handlers (process context) with no other lock held, and holding
- * none inside: a leaf.  A dump holds it while it fills one message.  The
- * limits are single ints, read with READ_ONCE() and written with
- * WRITE_ONCE() (the sysctl handler writes them with plain stores, as for
- * every sysctl int).  The event helpers run under a PSOCK socket's lock,
+ * endpoints are under its pstripe_nl_net.lock, a mutex taken by the
+ * request handlers (process context) with no other lock held, and by the
+ * path manager (pstripe_nl_endpoints(), process context) under a PSOCK
+ * socket's lock_sock(); it holds none inside: a leaf.  A dump holds it
+ * while it fills one message.  The limits are single ints, read with
+ * READ_ONCE() and written with WRITE_ONCE() (the sysctl handler writes
+ * them with plain stores, as for every sysctl int).  The event helpers run under a PSOCK socket's lock,
  * maybe with bottom halves off: they take no lock of ours and allocate
  * with GFP_ATOMIC.
  *
@@ -270,6 +271,49 @@ static int pstripe_ep_parse_ifindex(struct net *net, struct genl_info *info,
 		return -ENODEV;
 	}
 	return 0;
+}
+
+/**
+ * pstripe_nl_endpoints() - the endpoints a socket without addresses of its
+ *	own uses
+ * @net: the socket's namespace
+ * @family: the socket's family: endpoints of another family are left out
+ * @flag: PSOCK_ENDPOINT_FLAGS_SIGNAL (a listener announces them) or
+ *	PSOCK_ENDPOINT_FLAGS_SUBFLOW (a client's data subflows leave from
+ *	them)
+ * @out: room for PSOCK_ADDR_MAX addresses (port 0)
+ * @ifindex: room for as many interfaces (0: any)
+ *
+ * Context: process context, no spinlock held: takes the namespace's
+ * endpoint mutex, a leaf (a socket lock may be held).
+ * Return: how many were written, in the order of their ids.
+ */
+int pstripe_nl_endpoints(struct net *net, int family, u32 flag,
+			 struct pstripe_addr *out, int *ifindex)
+{
+	struct pstripe_nl_net *nn = pstripe_nl_net(net);
+	const struct pstripe_endpoint *ep;
+	int n = 0;
+
+	might_sleep();
+	mutex_lock(&nn->lock);
+	list_for_each_entry(ep, &nn->endpoints, list) {
+		if (n == PSOCK_ADDR_MAX)
+			break;
+		if (ep->family != family || !(ep->flags & flag))
+			continue;
+		memset(&out[n], 0, sizeof(out[n]));
+		if (family == AF_INET) {
+			out[n].family = 4;
+			memcpy(out[n].addr, &ep->addr.a4, 4);
+		} else {
+			out[n].family = 6;
+			memcpy(out[n].addr, &ep->addr.a6, 16);
+		}
+		ifindex[n++] = ep->ifindex;
+	}
+	mutex_unlock(&nn->lock);
+	return n;
 }
 
 int psock_nl_endpoint_add_doit(struct sk_buff *skb, struct genl_info *info)

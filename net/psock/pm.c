@@ -40,6 +40,40 @@ static void pstripe_addr_to_ss(struct sock *sk, int fam, const u8 *a,
 	}
 }
 
+/**
+ * pstripe_local_addrs() - the addresses a socket uses besides the control
+ *	subflow's
+ * @ps: the socket, its lock held
+ * @flag: which endpoints stand in for addresses of its own:
+ *	PSOCK_ENDPOINT_FLAGS_SIGNAL for a listener's announcements,
+ *	PSOCK_ENDPOINT_FLAGS_SUBFLOW for a client's data subflows
+ * @out: room for PSOCK_ADDR_MAX addresses
+ * @ifindex: room for as many interfaces (0: any)
+ *
+ * The socket's own (PSOCK_ADD_LOCAL_ADDR) when it has any, else the
+ * namespace's endpoints of its family with @flag (netlink.c), as a
+ * socket option overrides a namespace's configuration.
+ *
+ * Context: process context.
+ * Return: how many.
+ */
+int pstripe_local_addrs(struct pstripe_sock *ps, u32 flag,
+			struct pstripe_addr *out, int *ifindex)
+{
+	struct sock *sk = ps_sk(ps);
+	int i;
+
+	sock_owned_by_me(sk);
+	if (!ps->nladdr)
+		return pstripe_nl_endpoints(sock_net(sk), sk->sk_family, flag,
+					    out, ifindex);
+	for (i = 0; i < ps->nladdr; i++) {
+		out[i] = ps->laddr[i];
+		ifindex[i] = 0;
+	}
+	return ps->nladdr;
+}
+
 /*
  * The addresses the data subflows connect to: dst[0] is the server's
  * (or the control peer's) and port of the server hello, then the
@@ -80,6 +114,8 @@ static int pstripe_data_addrs(struct pstripe_sock *ps,
 int pstripe_open_data_subflows(struct pstripe_sock *ps,
 			       const struct pstripe_hello *msgs)
 {
+	struct pstripe_addr laddr[PSOCK_ADDR_MAX];
+	int ifindex[1 + PSOCK_ADDR_MAX] = { };
 	struct sockaddr_storage *dst, *src;
 	struct sock *sk = ps_sk(ps);
 	int i, ndst, nsrc, dlen, slen, err;
@@ -97,13 +133,14 @@ int pstripe_open_data_subflows(struct pstripe_sock *ps,
 	if (err < 0)
 		goto out;
 	slen = err;
-	nsrc = 1 + ps->nladdr;
+	nsrc = 1 + pstripe_local_addrs(ps, PSOCK_ENDPOINT_FLAGS_SUBFLOW,
+				       laddr, &ifindex[1]);
 	/* Source addresses: any port. */
 	pstripe_addr_to_ss(sk, 0, NULL, 0, &src[0]);
 	for (i = 1; i < nsrc; i++) {
 		src[i] = src[0];
-		pstripe_addr_to_ss(sk, ps->laddr[i - 1].family,
-				   ps->laddr[i - 1].addr, 0, &src[i]);
+		pstripe_addr_to_ss(sk, laddr[i - 1].family, laddr[i - 1].addr,
+				   0, &src[i]);
 	}
 
 	for (i = 1; i < ps->stream_cnt; i++) {
@@ -120,13 +157,12 @@ int pstripe_open_data_subflows(struct pstripe_sock *ps,
 		 * the join step abandons it, the others go on.
 		 */
 		err = 0;
-		if (nsrc > 1)
+		if (ifindex[s])
+			err = sock_bindtoindex(sf->sock->sk, ifindex[s], true);
+		/* s is 0 when the client has no addresses of its own. */
+		if (!err && (nsrc > 1 || !d))
 			err = kernel_bind(sf->sock,
 					  (struct sockaddr_unsized *)&src[s],
-					  slen);
-		else if (!d)
-			err = kernel_bind(sf->sock,
-					  (struct sockaddr_unsized *)&src[0],
 					  slen);
 		if (!err)
 			kernel_connect(sf->sock,

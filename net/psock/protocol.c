@@ -42,6 +42,8 @@
  * Lock order
  * ----------
  *   lock_sock(PSOCK socket)  ->  lock_sock(kernel TCP socket)
+ *   lock_sock(PSOCK socket)  ->  pstripe_nl_net.lock (the namespace's
+ *                                endpoints, a leaf mutex: netlink.c)
  *
  * A listener never locks a child while holding its own lock: children to
  * be released are collected and released after release_sock(), and

@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <uapi/linux/psock.h>
+#include <uapi/linux/psock_netlink.h>
 
 #include "compat.h"
 #include "wire.h"
@@ -546,6 +547,10 @@ void pstripe_mib_sum(const struct net *net, unsigned long sum[PSTRIPE_MIB_MAX]);
 /* netlink.c */
 int pstripe_netlink_init(void);
 void pstripe_netlink_exit(void);
+int pstripe_local_addrs(struct pstripe_sock *ps, u32 flag,
+			struct pstripe_addr *out, int *ifindex);
+int pstripe_nl_endpoints(struct net *net, int family, u32 flag,
+			 struct pstripe_addr *out, int *ifindex);
 void pstripe_nl_sf_established(struct pstripe_subflow *sf);
 void pstripe_nl_sf_closed(struct pstripe_subflow *sf, int err);
 

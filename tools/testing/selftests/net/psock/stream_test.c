@@ -23,7 +23,9 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <net/if.h>
 #include <linux/psock.h>
+#include <hcn.h>
 
 #include "test_util.h"
 #include "psock_lib.h"
@@ -1185,6 +1187,143 @@ TEST_F(ns, announced_addresses_refused_by_sysctl)
 	EXPECT_EQ(0, to_announced(_metadata));
 	ASSERT_EQ(0, sysctl_set("/proc/sys/net/psock/add_addr_accepted", "1"));
 	EXPECT_EQ(2, to_announced(_metadata));
+}
+
+/* ---- the namespace's endpoints (hicnctl psock endpoint) ---- */
+
+static int ep_add(const char *addr, __u32 flags, int ifindex)
+{
+	struct hcn_psock_endpoint ep = {
+		.attrs = HCN_ATTR(PSOCK_A_ENDPOINT_FAMILY) |
+			 HCN_ATTR(PSOCK_A_ENDPOINT_ADDR4) |
+			 HCN_ATTR(PSOCK_A_ENDPOINT_FLAGS),
+		.family = AF_INET,
+		.flags = flags,
+	};
+
+	if (ifindex) {
+		ep.attrs |= HCN_ATTR(PSOCK_A_ENDPOINT_IFINDEX);
+		ep.ifindex = ifindex;
+	}
+	if (inet_pton(AF_INET, addr, &ep.addr.v4) != 1)
+		return -EINVAL;
+	return hcn_psock_endpoint_add(&ep, NULL);
+}
+
+/*
+ * A listener on any address (announcing @own with PSOCK_ADD_LOCAL_ADDR
+ * when given) and a client of @family to loopback with 4 subflows; the
+ * client's PSOCK_INFO in *@b.  0 or -1.
+ */
+static int four_subflows(int family, const char *own,
+			 struct psock_info_buf *b)
+{
+	struct sockaddr_storage any = { .ss_family = family }, two = { };
+	socklen_t alen = family == AF_INET ? sizeof(struct sockaddr_in) :
+					     sizeof(struct sockaddr_in6);
+	int lfd, fd, a = -1, port, ret = -1;
+	char buf[4];
+
+	lfd = socket(family, SOCK_STREAM, IPPROTO_PSOCK);
+	if (lfd < 0 || psock_opts(lfd, 4, 4, -1) ||
+	    bind(lfd, (struct sockaddr *)&any, alen))
+		goto out;
+	if (own) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&two;
+
+		sin->sin_family = AF_INET;
+		if (inet_pton(AF_INET, own, &sin->sin_addr) != 1 ||
+		    setsockopt(lfd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR, sin,
+			       sizeof(*sin)))
+			goto out;
+	}
+	if (listen(lfd, 8))
+		goto out;
+	port = sock_port(lfd);
+	fd = socket(family, SOCK_STREAM, IPPROTO_PSOCK);
+	if (fd < 0 || psock_opts(fd, 4, 4, -1) || lo_connect(fd, family, port))
+		goto out_fd;
+	a = accept(lfd, NULL, NULL);
+	if (a >= 0 && !psock_info(fd, b) && b->h.stream_cnt == 4 &&
+	    send(fd, "ping", 4, 0) == 4 &&
+	    recv(a, buf, sizeof(buf), MSG_WAITALL) == 4)
+		ret = 0;
+	if (a >= 0)
+		close(a);
+out_fd:
+	if (fd >= 0)
+		close(fd);
+out:
+	if (lfd >= 0)
+		close(lfd);
+	return ret;
+}
+
+/* Subflows of *@b whose remote (@remote) or local address is @addr. */
+static int count_addr(const struct psock_info_buf *b, const char *addr,
+		      bool remote)
+{
+	struct in_addr in;
+	int i, n = 0;
+
+	if (inet_pton(AF_INET, addr, &in) != 1)
+		return -1;
+	for (i = 0; i < 4; i++)
+		n += !memcmp(remote ? b->sf[i].remote_addr :
+				      b->sf[i].local_addr, &in, 4);
+	return n;
+}
+
+/*
+ * A listener without addresses of its own announces the namespace's
+ * signal endpoints, not its subflow-only ones: subflows 1 and 3 of the
+ * client go to 127.0.0.2.
+ */
+TEST_F(ns, signal_endpoint_announced)
+{
+	struct psock_info_buf b;
+
+	ASSERT_EQ(0, ep_add("127.0.0.3", PSOCK_ENDPOINT_FLAGS_SUBFLOW, 0));
+	ASSERT_EQ(0, four_subflows(AF_INET, NULL, &b));
+	EXPECT_EQ(0, count_addr(&b, "127.0.0.2", true));
+	ASSERT_EQ(0, ep_add("127.0.0.2", PSOCK_ENDPOINT_FLAGS_SIGNAL, 0));
+	ASSERT_EQ(0, four_subflows(AF_INET, NULL, &b));
+	EXPECT_EQ(2, count_addr(&b, "127.0.0.2", true));
+	EXPECT_EQ(0, count_addr(&b, "127.0.0.3", true));
+	/* Deleted, it is announced no more. */
+	ASSERT_EQ(0, hcn_psock_endpoint_flush(AF_INET));
+	ASSERT_EQ(0, four_subflows(AF_INET, NULL, &b));
+	EXPECT_EQ(0, count_addr(&b, "127.0.0.2", true));
+}
+
+/* A listener's own addresses (PSOCK_ADD_LOCAL_ADDR) replace the endpoints. */
+TEST_F(ns, own_addresses_override_endpoints)
+{
+	struct psock_info_buf b;
+
+	ASSERT_EQ(0, ep_add("127.0.0.2", PSOCK_ENDPOINT_FLAGS_SIGNAL, 0));
+	ASSERT_EQ(0, four_subflows(AF_INET, "127.0.0.5", &b));
+	EXPECT_EQ(2, count_addr(&b, "127.0.0.5", true));
+	EXPECT_EQ(0, count_addr(&b, "127.0.0.2", true));
+}
+
+/*
+ * A client without addresses of its own opens its data subflows from the
+ * namespace's subflow endpoints (one bound to lo): subflows 1 and 3 from
+ * 127.0.0.4.  An IPv6 client leaves the IPv4 endpoint alone.
+ */
+TEST_F(ns, subflow_endpoint_used_as_source)
+{
+	struct psock_info_buf b;
+	int lo = if_nametoindex("lo");
+
+	ASSERT_LT(0, lo);
+	ASSERT_EQ(0, ep_add("127.0.0.4", PSOCK_ENDPOINT_FLAGS_SUBFLOW, lo));
+	ASSERT_EQ(0, four_subflows(AF_INET, NULL, &b));
+	EXPECT_EQ(2, count_addr(&b, "127.0.0.4", false));
+	EXPECT_EQ(0, count_addr(&b, "127.0.0.4", true));
+	ASSERT_EQ(0, four_subflows(AF_INET6, NULL, &b));
+	EXPECT_EQ(4, b.h.stream_cnt);
 }
 
 /* 1000 short connections: every socket is gone afterwards. */
