@@ -231,15 +231,31 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	return sf;
 }
 
-/* Wrap a TCP socket accepted by @owner's TCP listener. */
+/*
+ * Wrap a TCP socket accepted by @owner's TCP listener.  Without memory,
+ * NULL, and @sock is reset and released: it was cloned with our
+ * callbacks, so the TCP listener's saved ones go back on it first (ours
+ * would stay on the orphaned TCP socket, also after rmmod), and the reset
+ * tells the client at once instead of a FIN it would take for a server
+ * that closed.
+ */
 struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 					struct sock *owner)
 {
 	const struct pstripe_subflow *lsf = pstripe_sk(owner)->sf[0];
 	struct pstripe_subflow *sf = pstripe_sf_alloc();
+	struct sock *ssk = sock->sk;
 
-	if (!sf)
+	if (!sf) {
+		write_lock_bh(&ssk->sk_callback_lock);
+		ssk->sk_data_ready = lsf->saved_data_ready;
+		ssk->sk_write_space = lsf->saved_write_space;
+		ssk->sk_state_change = lsf->saved_state_change;
+		write_unlock_bh(&ssk->sk_callback_lock);
+		sock_no_linger(ssk);
+		sock_release(sock);
 		return NULL;
+	}
 	sf->sock = sock;
 	INIT_LIST_HEAD(&sf->node);
 	INIT_LIST_HEAD(&sf->rnode);
