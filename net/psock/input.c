@@ -313,6 +313,9 @@ static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
 	}
 	list_add_tail(&blk->node, &pos->node);
 	WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt + 1);
+	/* The block the reader needs next: poll() says so (rcv_ready). */
+	if (blk->seq == ps->rcv_seq && !blk->fin)
+		WRITE_ONCE(ps->rcv_cur, PSTRIPE_CUR_OOO);
 }
 
 /*
@@ -361,11 +364,20 @@ static int pstripe_sf_pull(struct pstripe_sock *ps, int i)
 	return 0;
 }
 
+/*
+ * The next block.  When it waits at the head of the reorder queue, it is
+ * the current one at once: poll() (pstripe_rcv_ready()) looks at
+ * @rcv_cur, never at the queue, and the subflows may have nothing more.
+ */
 static void pstripe_rcv_next(struct pstripe_sock *ps)
 {
+	struct pstripe_blk *blk;
+
 	WRITE_ONCE(ps->rcv_seq, ps->rcv_seq + 1);
 	ps->rcv_off = 0;
-	WRITE_ONCE(ps->rcv_cur, -1);
+	blk = list_first_entry_or_null(&ps->ooo, struct pstripe_blk, node);
+	WRITE_ONCE(ps->rcv_cur, blk && blk->seq == ps->rcv_seq && !blk->fin ?
+				PSTRIPE_CUR_OOO : -1);
 	if ((s32)(ps->rcv_seq - ps->ack_sent) >= PSTRIPE_ACK_EVERY)
 		ps->ack_pending = true;
 }
