@@ -263,15 +263,19 @@ TEST_F_TIMEOUT(fault, pull_enomem_blocking, 60)
 	/* Still a connection: more data, then the peer's end. */
 	ASSERT_EQ(0, send_blk(fd, 2, 50));
 	EXPECT_EQ(0, recv_blk(a, 'C', 50));
-	close(fd);
+	/* A FIN: a close() would reset, with our acks unread in @fd. */
+	shutdown(fd, SHUT_WR);
 	EXPECT_EQ(0, recv_eof(a)) TH_LOG("%s", strerror(errno));
 	close(a);
+	close(fd);
 }
 
 /*
  * The same without waiting: recv(MSG_DONTWAIT) says EAGAIN (not ENOMEM,
  * not EPROTO), poll() reports POLLIN once the block could be taken, and
- * the data follows.
+ * the data follows; once block 0 is read, poll() reports POLLIN for
+ * block 1, which waits at the head of the reorder queue with nothing more
+ * in the subflow.
  */
 TEST_F_TIMEOUT(fault, pull_enomem_nonblocking, 60)
 {
@@ -294,9 +298,10 @@ TEST_F_TIMEOUT(fault, pull_enomem_nonblocking, 60)
 	ASSERT_EQ(0, send_blk(fd, 0, 100));
 	EXPECT_EQ(0, recv_blk(a, 'A', 100)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(0, recv_blk(a, 'B', 100)) TH_LOG("%s", strerror(errno));
-	close(fd);
+	shutdown(fd, SHUT_WR);
 	EXPECT_EQ(0, recv_eof(a)) TH_LOG("%s", strerror(errno));
 	close(a);
+	close(fd);
 }
 
 /*
