@@ -26,7 +26,8 @@
  * we offered can make us hold (pstripe_rcv_win()): past it the peer is
  * broken, and -EPROTO resets the connection.  Below it, the pool of every
  * socket's blocks may be full (pstripe_mem_ahead_ok()): -EAGAIN leaves
- * the block in its subflow for now.
+ * the block in its subflow for now.  -ENOMEM, no memory for it: it stays
+ * in its subflow too, and pstripe_rcv_find() tries again later.
  */
 struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 				       u32 len)
@@ -169,6 +170,9 @@ bool pstripe_rcv_ready(struct pstripe_sock *ps)
 	cur = READ_ONCE(ps->rcv_cur);
 	if (cur == PSTRIPE_CUR_OOO)
 		return true;
+	/* A block to take ahead found no memory: the work says when to retry. */
+	if (READ_ONCE(ps->rcv_nomem))
+		return !READ_ONCE(ps->nlive);
 	/*
 	 * The current block's subflow, or another one: headers to read,
 	 * later blocks to pull, copies to drop, a resent copy of the
@@ -309,6 +313,9 @@ static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
 	}
 	list_add_tail(&blk->node, &pos->node);
 	WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt + 1);
+	/* The block the reader needs next: poll() says so (rcv_ready). */
+	if (blk->seq == ps->rcv_seq && !blk->fin)
+		WRITE_ONCE(ps->rcv_cur, PSTRIPE_CUR_OOO);
 }
 
 /*
@@ -357,11 +364,20 @@ static int pstripe_sf_pull(struct pstripe_sock *ps, int i)
 	return 0;
 }
 
+/*
+ * The next block.  When it waits at the head of the reorder queue, it is
+ * the current one at once: poll() (pstripe_rcv_ready()) looks at
+ * @rcv_cur, never at the queue, and the subflows may have nothing more.
+ */
 static void pstripe_rcv_next(struct pstripe_sock *ps)
 {
+	struct pstripe_blk *blk;
+
 	WRITE_ONCE(ps->rcv_seq, ps->rcv_seq + 1);
 	ps->rcv_off = 0;
-	WRITE_ONCE(ps->rcv_cur, -1);
+	blk = list_first_entry_or_null(&ps->ooo, struct pstripe_blk, node);
+	WRITE_ONCE(ps->rcv_cur, blk && blk->seq == ps->rcv_seq && !blk->fin ?
+				PSTRIPE_CUR_OOO : -1);
 	if ((s32)(ps->rcv_seq - ps->ack_sent) >= PSTRIPE_ACK_EVERY)
 		ps->ack_pending = true;
 }
@@ -385,9 +401,10 @@ static void pstripe_rcv_fin(struct pstripe_sock *ps)
 static int pstripe_rcv_find(struct pstripe_sock *ps)
 {
 	struct pstripe_blk *blk;
+	bool progress, nomem = false;
 	int i, r, open, wait;
-	bool progress;
 
+	WRITE_ONCE(ps->rcv_nomem, false);
 	do {
 		progress = false;
 		open = 0;
@@ -459,6 +476,8 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 			r = pstripe_sf_pull(ps, i);
 			if (!r)
 				progress = true;
+			else if (r == -ENOMEM)
+				nomem = true;
 			else if (r != -EAGAIN)
 				return r;
 		}
@@ -467,6 +486,17 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 	if (wait >= 0) {
 		WRITE_ONCE(ps->rcv_cur, wait);
 		return 0;
+	}
+	/*
+	 * Our memory, not the peer's fault: the block stays in its subflow
+	 * (whose TCP window closes if it must) and is taken again once the
+	 * work has run, as TCP's receiver drops a segment it has no memory
+	 * for and waits for it again.  Meanwhile recv() and poll() wait.
+	 */
+	if (nomem) {
+		WRITE_ONCE(ps->rcv_nomem, true);
+		pstripe_schedule_by(ps, PSTRIPE_NOMEM_RETRY);
+		return -EAGAIN;
 	}
 	if (open)
 		return -EAGAIN;

@@ -668,7 +668,8 @@ static void pstripe_listen_accept(struct pstripe_sock *lps)
 			break;
 		sf = pstripe_sf_wrap(ns, lsk);
 		if (!sf) {
-			sock_release(ns);
+			/* Reset; the others wait in TCP's queue. */
+			pstripe_schedule_by(lps, PSTRIPE_NOMEM_RETRY);
 			break;
 		}
 		sf->pend_state = PSTRIPE_PEND_FIRST;

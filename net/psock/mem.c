@@ -35,6 +35,7 @@
  * Nothing here takes a lock; the caller holds the socket's lock.
  */
 
+#include <linux/error-injection.h>
 #include <linux/memcontrol.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
@@ -118,8 +119,14 @@ void pstripe_memcg_end(struct mem_cgroup *old)
 	set_active_memcg(old);
 }
 
-/* A block of @size bytes, charged to @ps's memory cgroup; NULL if none. */
-struct pstripe_blk *pstripe_blk_alloc(struct pstripe_sock *ps, u32 size)
+/*
+ * A block of @size bytes, charged to @ps's memory cgroup; NULL if none.
+ * fail_function can make it fail (tools/testing/selftests/net/psock/
+ * fault_test.c): every block a connection sends, its end-of-stream block
+ * and the blocks it takes ahead of their turn come from here.
+ */
+noinline struct pstripe_blk *pstripe_blk_alloc(struct pstripe_sock *ps,
+					       u32 size)
 {
 	struct mem_cgroup *old = pstripe_memcg_begin(ps);
 	struct pstripe_blk *blk;
@@ -139,6 +146,7 @@ struct pstripe_blk *pstripe_blk_alloc(struct pstripe_sock *ps, u32 size)
 	}
 	return blk;
 }
+ALLOW_ERROR_INJECTION(pstripe_blk_alloc, NULL);
 
 void pstripe_blk_free(struct pstripe_blk *blk)
 {

@@ -241,6 +241,9 @@ static void pstripe_push(struct pstripe_sock *ps, bool ack)
 
 	if (ps->fallback)
 		return;
+	/* Our end-of-stream block, which found no memory before. */
+	if (ps->fin_nomem && !ps->closing)
+		pstripe_queue_fin(ps);
 	for (i = 0; i < ps->nsf; i++) {
 		struct pstripe_subflow *sf = ps->sf[i];
 
@@ -348,7 +351,12 @@ void pstripe_sf_probe(struct pstripe_sock *ps, int i)
 		pstripe_sf_ack(ps, i, ps->ack_sent);
 }
 
-/* Queue the end-of-stream block (shutdown(SHUT_WR), close()). */
+/*
+ * Queue the end-of-stream block (shutdown(SHUT_WR), close()).  Without
+ * memory for it, the work tries again every PSTRIPE_NOMEM_RETRY
+ * (pstripe_push()): the subflows' FINs wait for that block, so the peer
+ * would otherwise never see the end of the stream after a shutdown().
+ */
 void pstripe_queue_fin(struct pstripe_sock *ps)
 {
 	struct pstripe_blkhdr *bh;
@@ -357,8 +365,12 @@ void pstripe_queue_fin(struct pstripe_sock *ps)
 	if (ps->fallback || ps->fin_queued)
 		return;
 	blk = pstripe_blk_alloc(ps, sizeof(*bh));
-	if (!blk)
-		return;		/* the subflows' FINs still end the stream */
+	if (!blk) {
+		ps->fin_nomem = true;
+		pstripe_schedule_by(ps, PSTRIPE_NOMEM_RETRY);
+		return;
+	}
+	ps->fin_nomem = false;
 	bh = (struct pstripe_blkhdr *)blk->data;
 	blk->seq = ps->snd_seq++;
 	blk->size = sizeof(*bh);

@@ -986,6 +986,8 @@ static void pstripe_work(struct work_struct *work)
 				pstripe_abort(ps, -EPROTO);
 			break;
 		}
+		/* A reader that found no memory tries again (input.c). */
+		WRITE_ONCE(ps->rcv_nomem, false);
 		/*
 		 * Acks at the subflows' heads (behind copies to drop); dead
 		 * subflows; flush.

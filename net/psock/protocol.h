@@ -111,6 +111,13 @@ struct pstripe_addr {
 #define PSTRIPE_ACK_EVERY	8
 /* ... and what it delivered within this time (as TCP's delayed ACK). */
 #define PSTRIPE_ACK_DELAY	(HZ / 25)
+/*
+ * An allocation that failed (a block taken ahead of its turn, our
+ * end-of-stream block, an accepted connection's subflow) is tried again
+ * this much later by the work, as TCP probes again after
+ * TCP_RESOURCE_PROBE_INTERVAL: never an error of the connection.
+ */
+#define PSTRIPE_NOMEM_RETRY	(HZ / 10)
 
 /**
  * struct pstripe_blk - a block kept until the peer acknowledges it (in
@@ -304,6 +311,9 @@ struct pstripe_sf_opts {
  * @rcv_seq: sequence number of the next block to deliver
  * @rcv_cur: subflow holding block @rcv_seq, -1 while unknown
  * @rcv_eof: the whole stream was read
+ * @rcv_nomem: a block could not be taken ahead of its turn for want of
+ *	memory: it stays in its subflow, and recv() and poll() wait for the
+ *	work to run again (PSTRIPE_NOMEM_RETRY) before the next try
  * @pending: listener: TCP connections not yet classified, nothing read
  *	from them yet, in order of their deadlines
  * @embryos: listener: connections waiting for their data subflows, in
@@ -329,6 +339,8 @@ struct pstripe_sf_opts {
  * @rcv_wnd: the window we offered in our hello: what the peer may make
  *	the reorder queue hold (pstripe_rcv_win())
  * @fin_queued: the end-of-stream block is in @rtx (or was acknowledged)
+ * @fin_nomem: the end-of-stream block could not be allocated: the work
+ *	tries again (pstripe_push())
  * @ack_sent: last acknowledgment sent
  * @ack_pending: an acknowledgment waits for a subflow
  * @ack_delayed: an acknowledgment is owed, to go with our next block or
@@ -387,6 +399,7 @@ struct pstripe_sock {
 	u32			rcv_seq;
 	int			rcv_cur;
 	bool			rcv_eof;
+	bool			rcv_nomem;
 	struct list_head	pending;
 	struct list_head	embryos;
 	struct pstripe_lstn	*lstn;
@@ -409,6 +422,7 @@ struct pstripe_sock {
 	u32			snd_wnd;
 	u32			rcv_wnd;
 	bool			fin_queued;
+	bool			fin_nomem;
 	u32			ack_sent;
 	bool			ack_pending;
 	bool			ack_delayed;

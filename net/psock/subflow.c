@@ -5,6 +5,7 @@
  * connection's subflows.
  */
 
+#include <linux/error-injection.h>
 #include <linux/jiffies.h>
 #include <linux/net.h>
 #include <linux/poll.h>
@@ -158,6 +159,16 @@ static int pstripe_sf_set_buf(struct socket *sock, int opt, int val)
 			       sizeof(val));
 }
 
+/*
+ * A subflow's memory, NULL if none; fail_function can make it fail
+ * (fault_test.c): every subflow made or accepted comes from here.
+ */
+static noinline struct pstripe_subflow *pstripe_sf_alloc(void)
+{
+	return kzalloc(sizeof(struct pstripe_subflow), GFP_KERNEL);
+}
+ALLOW_ERROR_INJECTION(pstripe_sf_alloc, NULL);
+
 /* A new TCP socket for subflow @index of @sk, callbacks attached. */
 struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 					  int *errp)
@@ -167,7 +178,7 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	struct sock *ssk;
 	int err;
 
-	sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+	sf = pstripe_sf_alloc();
 	if (!sf) {
 		*errp = -ENOMEM;
 		return NULL;
@@ -220,15 +231,31 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	return sf;
 }
 
-/* Wrap a TCP socket accepted by @owner's TCP listener. */
+/*
+ * Wrap a TCP socket accepted by @owner's TCP listener.  Without memory,
+ * NULL, and @sock is reset and released: it was cloned with our
+ * callbacks, so the TCP listener's saved ones go back on it first (ours
+ * would stay on the orphaned TCP socket, also after rmmod), and the reset
+ * tells the client at once instead of a FIN it would take for a server
+ * that closed.
+ */
 struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 					struct sock *owner)
 {
 	const struct pstripe_subflow *lsf = pstripe_sk(owner)->sf[0];
-	struct pstripe_subflow *sf = kzalloc(sizeof(*sf), GFP_KERNEL);
+	struct pstripe_subflow *sf = pstripe_sf_alloc();
+	struct sock *ssk = sock->sk;
 
-	if (!sf)
+	if (!sf) {
+		write_lock_bh(&ssk->sk_callback_lock);
+		ssk->sk_data_ready = lsf->saved_data_ready;
+		ssk->sk_write_space = lsf->saved_write_space;
+		ssk->sk_state_change = lsf->saved_state_change;
+		write_unlock_bh(&ssk->sk_callback_lock);
+		sock_no_linger(ssk);
+		sock_release(sock);
 		return NULL;
+	}
 	sf->sock = sock;
 	INIT_LIST_HEAD(&sf->node);
 	INIT_LIST_HEAD(&sf->rnode);
