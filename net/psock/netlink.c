@@ -35,9 +35,9 @@
  * socket's lock_sock(); it holds none inside: a leaf.  A dump holds it
  * while it fills one message.  The limits are single ints, read with
  * READ_ONCE() and written with WRITE_ONCE() (the sysctl handler writes
- * them with plain stores, as for every sysctl int).  The event helpers run under a PSOCK socket's lock,
- * maybe with bottom halves off: they take no lock of ours and allocate
- * with GFP_ATOMIC.
+ * them with plain stores, as for every sysctl int).  The event helpers
+ * run under a PSOCK socket's lock, maybe with bottom halves off: they take
+ * no lock of ours and allocate with GFP_ATOMIC.
  *
  * Errors: every request a user gets wrong fails with an errno and an extack
  * message; when an attribute is at fault the message points at it, and a
