@@ -14,7 +14,8 @@
  * What a face going down changes: the strategies pass over it, so best
  * route fails over to the up next hop of lowest cost and load balance
  * shares among the others; an interest sent to it is refused with
- * -ENETDOWN and data for it is dropped.  Interests already pending on it
+ * -ENETDOWN (hicn_fwd_interest() then asks the FIB again, which passes
+ * over it) and data for it is dropped.  Interests already pending on it
  * are sent again by their consumers at their retransmission timeout, by
  * the face the FIB gives then, or fail with ENETUNREACH when no next hop
  * is up; a relay forwards a downstream retransmission the same way.

@@ -41,42 +41,18 @@ static bool hicn_fwd_cs_again(struct hicn_net *hn, const struct hicn_key *key)
 	return true;
 }
 
-/**
- * hicn_fwd_interest() - an interest enters the forwarder
- * @face: the face it came from
- * @key: what it asks for
- * @lifetime: how long @face waits, in jiffies
- * @hops: how many more hosts it may be forwarded to (HICN_HOP_LIMIT from
- *	an application, one less than it arrived with from another host)
- *
- * Return: 0 when the interest was answered, aggregated or forwarded;
- * -ENETUNREACH when no face serves the name (the interest is dropped);
- * -ELOOP when the FIB's face leads to another host and @hops is 0 (the
- * interest is dropped: a loop, or a path longer than any real one);
- * -ENOBUFS when the PIT is full; -ENOMEM; or the error of the face the
- * FIB chose when it refused the interest (-ENETUNREACH from a closing
- * producer).
+/*
+ * Forward an interest that the CS did not answer: FIB, PIT, then the
+ * face the strategy chose.  Returns what hicn_fwd_interest() does, with
+ * -ENETDOWN when that face went down after the FIB chose it.
  */
-int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
-		      unsigned long lifetime, u8 hops)
+static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
+			  const struct hicn_key *key, unsigned long lifetime,
+			  u8 hops)
 {
-	struct hicn_net *hn = hicn_pernet(face->net);
 	struct hicn_face *out;
-	struct hicn_data d;
 	bool forward;
 	int err;
-
-	atomic64_inc(&hn->stats.interests);
-	atomic64_inc(&face->stats.interests_in);
-	if ((key->kind & ~HICN_KEY_WIRE) == HICN_I_EXACT &&
-	    hicn_cs_lookup(hn, key, &d, false)) {
-		d.ikey = *key;
-		d.flags |= HICN_DATA_FROM_CS;
-		atomic64_inc(&face->stats.data_out);
-		face->ops->data(face, &d);
-		hicn_obj_put(d.obj);
-		return 0;
-	}
 
 	out = hicn_fib_lookup(hn, &key->name, face);
 	if (!out) {
@@ -101,6 +77,52 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 	}
 	hicn_face_put(out);
 	return err;
+}
+
+/**
+ * hicn_fwd_interest() - an interest enters the forwarder
+ * @face: the face it came from
+ * @key: what it asks for
+ * @lifetime: how long @face waits, in jiffies
+ * @hops: how many more hosts it may be forwarded to (HICN_HOP_LIMIT from
+ *	an application, one less than it arrived with from another host)
+ *
+ * A face to another host that goes down between the FIB lookup and the
+ * send refuses the interest with -ENETDOWN; the FIB is asked once more,
+ * and now passes over that face: the interest leaves by another next hop
+ * that is up, or fails with -ENETUNREACH like one that found none.
+ *
+ * Return: 0 when the interest was answered, aggregated or forwarded;
+ * -ENETUNREACH when no face that is up serves the name (the interest is
+ * dropped); -ELOOP when the FIB's face leads to another host and @hops
+ * is 0 (the interest is dropped: a loop, or a path longer than any real
+ * one); -ENOBUFS when the PIT is full; -ENOMEM; or the error of the face
+ * the FIB chose when it refused the interest (-ENETUNREACH from a closing
+ * producer).
+ */
+int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
+		      unsigned long lifetime, u8 hops)
+{
+	struct hicn_net *hn = hicn_pernet(face->net);
+	struct hicn_data d;
+	int err;
+
+	atomic64_inc(&hn->stats.interests);
+	atomic64_inc(&face->stats.interests_in);
+	if ((key->kind & ~HICN_KEY_WIRE) == HICN_I_EXACT &&
+	    hicn_cs_lookup(hn, key, &d, false)) {
+		d.ikey = *key;
+		d.flags |= HICN_DATA_FROM_CS;
+		atomic64_inc(&face->stats.data_out);
+		face->ops->data(face, &d);
+		hicn_obj_put(d.obj);
+		return 0;
+	}
+
+	err = hicn_fwd_route(hn, face, key, lifetime, hops);
+	if (err == -ENETDOWN)
+		err = hicn_fwd_route(hn, face, key, lifetime, hops);
+	return err == -ENETDOWN ? -ENETUNREACH : err;
 }
 
 /**

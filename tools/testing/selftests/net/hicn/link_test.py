@@ -216,6 +216,31 @@ def test_unreachable(c, fa, fb, big):
               f"({up}, {describe(got)})")
 
 
+def test_unreachable_rounds(c, fa, big, rounds=8):
+    """The face goes down while the consumer's window of interests is
+    leaving: one may have passed the FIB before the face went down, and
+    the face refuses it (ENETDOWN inside the forwarder); the fetch must
+    still fail with ENETUNREACH, in every round."""
+    errs = []
+    for i in range(rounds):
+        out = {}
+        with c as y:
+            a0 = sent(y, fa)
+            t = threading.Thread(target=fetch_bg, args=(out,))
+            t.start()
+            wait_sent(y, fa, a0 + 16 + 37 * i)
+            link(NS_P, "pa", "down")
+            t.join(60)
+        got = out.get("got")
+        if not (isinstance(got, OSError) and got.errno == ENETUNREACH):
+            errs.append(f"round {i}: {describe(got)}")
+        link(NS_P, "pa", "up")
+        with c as y:
+            wait_up(y, fa, 1)
+    u.tap(not errs, f"the only link down as interests leave, {rounds} "
+          f"rounds: every fetch fails with ENETUNREACH ({errs or 'all'})")
+
+
 def main():
     print("TAP version 13", flush=True)
     setup()
@@ -235,6 +260,7 @@ def main():
     test_best_route(c, fa, fb, big)
     test_failover(c, fa, fb, big)
     test_unreachable(c, fa, fb, big)
+    test_unreachable_rounds(c, fa, big)
     u.libc.close(pfd)
     print(f"1..{u.ntest}", flush=True)
     return 1 if u.failed else 0
