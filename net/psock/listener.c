@@ -262,15 +262,21 @@ static struct pstripe_sock *pstripe_embryo_find(struct pstripe_sock *lps,
 	return NULL;
 }
 
-/* All subflows are there: hand the child to accept(). */
+/*
+ * All subflows are there: hand the child to accept().  The child is
+ * established before its subflows name it their owner, so that no event
+ * of theirs runs its work on a half-made connection; the kick then looks
+ * at what came while their events still went to the listener.
+ */
 void pstripe_child_ready(struct pstripe_sock *lps,
 			 struct pstripe_sock *child)
 {
 	int i;
 
+	pstripe_established(child);
 	for (i = 0; i < child->nsf; i++)
 		pstripe_sf_set_owner(child->sf[i], ps_sk(child));
-	pstripe_established(child);
+	pstripe_kick(child);
 	list_add_tail(&child->lnode, &lps->accept_q);
 	WRITE_ONCE(lps->accept_len, lps->accept_len + 1);
 	pstripe_wake(ps_sk(lps));
