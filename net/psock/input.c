@@ -393,98 +393,137 @@ static void pstripe_rcv_fin(struct pstripe_sock *ps)
 }
 
 /*
- * Find block @rcv_seq: at the head of the reorder queue, or at the head of
- * a subflow (reading headers, dropping copies of delivered blocks, and
- * moving later blocks into the reorder queue until it shows up).  0: found
- * (or end of stream, @rcv_eof), -EAGAIN: not yet, other: an error.
+ * Block @rcv_seq at the head of the reorder queue?  True when it is (the
+ * reader takes it from there) or it was the end of stream.
  */
-static int pstripe_rcv_find(struct pstripe_sock *ps)
+static bool pstripe_rcv_ooo_head(struct pstripe_sock *ps)
 {
 	struct pstripe_blk *blk;
-	bool progress, nomem = false;
-	int i, r, open, wait;
 
-	WRITE_ONCE(ps->rcv_nomem, false);
-	do {
-		progress = false;
-		open = 0;
-		wait = -1;
-		blk = list_first_entry_or_null(&ps->ooo, struct pstripe_blk,
-					       node);
-		if (blk && blk->seq == ps->rcv_seq) {
-			if (blk->fin) {
-				list_del(&blk->node);
-				WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt - 1);
-				pstripe_rblk_free(ps, blk);
-				pstripe_rcv_fin(ps);
-				return 0;
-			}
-			WRITE_ONCE(ps->rcv_cur, PSTRIPE_CUR_OOO);
-			return 0;
-		}
-		for (i = 0; i < ps->nsf; i++) {
-			struct pstripe_subflow *sf = ps->sf[i];
+	blk = list_first_entry_or_null(&ps->ooo, struct pstripe_blk, node);
+	if (!blk || blk->seq != ps->rcv_seq)
+		return false;
+	if (blk->fin) {
+		list_del(&blk->node);
+		WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt - 1);
+		pstripe_rblk_free(ps, blk);
+		pstripe_rcv_fin(ps);
+		return true;
+	}
+	WRITE_ONCE(ps->rcv_cur, PSTRIPE_CUR_OOO);
+	return true;
+}
 
-			r = pstripe_sf_parse(ps, i);
-			if (r)
-				return r;
-			if (!pstripe_sf_live(sf))
-				continue;
-			if (sf->hdr_valid && !sf->pull &&
-			    (sf->dup ||
-			     (s32)(sf->blk_seq - ps->rcv_seq) < 0 ||
-			     pstripe_ooo_has(ps, sf->blk_seq))) {
-				r = pstripe_sf_drop(ps, i, sf->blk_rem);
-				if (r && r != -EAGAIN)
-					return r;
-				if (!r && pstripe_sf_live(sf)) {
-					WRITE_ONCE(sf->hdr_valid, false);
-					progress = true;
-				}
-				open++;
-				continue;
-			}
-			if (sf->hdr_valid && !sf->pull &&
-			    sf->blk_seq == ps->rcv_seq) {
-				if (sf->blk_fin) {
-					WRITE_ONCE(sf->hdr_valid, false);
-					pstripe_rcv_fin(ps);
-					return 0;
-				}
-				/*
-				 * Its payload is not there yet (its path may
-				 * be gone): look for a resent copy elsewhere,
-				 * and keep the others moving meanwhile.
-				 */
-				if (pstripe_sf_readable_data(sf)) {
-					WRITE_ONCE(ps->rcv_cur, i);
-					return 0;
-				}
-				wait = i;
-			}
-			if (!sf->eof)
-				open++;
-		}
-		if (progress)
+/* What one look at the subflows found (pstripe_rcv_scan()). */
+struct pstripe_rcv_look {
+	int open;	/* subflows that may still bring blocks */
+	int wait;	/* subflow whose header is @rcv_seq's, payload to come */
+	bool progress;	/* a copy was dropped: look again */
+};
+
+/*
+ * Subflow @i's header is read: drop a copy of a block delivered or queued
+ * already.  1: it was one, 0: it was not, <0: an error.
+ */
+static int pstripe_rcv_drop_copy(struct pstripe_sock *ps, int i,
+				 struct pstripe_rcv_look *look)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	int r;
+
+	if (!sf->hdr_valid || sf->pull ||
+	    (!sf->dup && (s32)(sf->blk_seq - ps->rcv_seq) >= 0 &&
+	     !pstripe_ooo_has(ps, sf->blk_seq)))
+		return 0;
+	r = pstripe_sf_drop(ps, i, sf->blk_rem);
+	if (r && r != -EAGAIN)
+		return r;
+	if (!r && pstripe_sf_live(sf)) {
+		WRITE_ONCE(sf->hdr_valid, false);
+		look->progress = true;
+	}
+	look->open++;
+	return 1;
+}
+
+/*
+ * Read the header at the head of every subflow, dropping copies.  1: block
+ * @rcv_seq found (@rcv_cur) or end of stream, 0: not there, <0: an error.
+ */
+static int pstripe_rcv_scan(struct pstripe_sock *ps,
+			    struct pstripe_rcv_look *look)
+{
+	int i, r;
+
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		r = pstripe_sf_parse(ps, i);
+		if (r)
+			return r;
+		if (!pstripe_sf_live(sf))
 			continue;
-		for (i = 0; i < ps->nsf; i++) {
-			struct pstripe_subflow *sf = ps->sf[i];
-
-			if (!pstripe_sf_live(sf) || !sf->hdr_valid ||
-			    (!sf->pull && sf->blk_seq == ps->rcv_seq))
-				continue;
-			r = pstripe_sf_pull(ps, i);
-			if (!r)
-				progress = true;
-			else if (r == -ENOMEM)
-				nomem = true;
-			else if (r != -EAGAIN)
-				return r;
+		r = pstripe_rcv_drop_copy(ps, i, look);
+		if (r < 0)
+			return r;
+		if (r)
+			continue;
+		if (sf->hdr_valid && !sf->pull &&
+		    sf->blk_seq == ps->rcv_seq) {
+			if (sf->blk_fin) {
+				WRITE_ONCE(sf->hdr_valid, false);
+				pstripe_rcv_fin(ps);
+				return 1;
+			}
+			/*
+			 * Its payload is not there yet (its path may be
+			 * gone): look for a resent copy elsewhere, and keep
+			 * the others moving meanwhile.
+			 */
+			if (pstripe_sf_readable_data(sf)) {
+				WRITE_ONCE(ps->rcv_cur, i);
+				return 1;
+			}
+			look->wait = i;
 		}
-	} while (progress);
+		if (!sf->eof)
+			look->open++;
+	}
+	return 0;
+}
 
-	if (wait >= 0) {
-		WRITE_ONCE(ps->rcv_cur, wait);
+/*
+ * Move the later blocks at the head of the subflows into the reorder
+ * queue.  0 or an error; @progress and @nomem say what happened.
+ */
+static int pstripe_rcv_pull_all(struct pstripe_sock *ps, bool *progress,
+				bool *nomem)
+{
+	int i, r;
+
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!pstripe_sf_live(sf) || !sf->hdr_valid ||
+		    (!sf->pull && sf->blk_seq == ps->rcv_seq))
+			continue;
+		r = pstripe_sf_pull(ps, i);
+		if (!r)
+			*progress = true;
+		else if (r == -ENOMEM)
+			*nomem = true;
+		else if (r != -EAGAIN)
+			return r;
+	}
+	return 0;
+}
+
+/* Block @rcv_seq is nowhere yet: wait, or say why it never will come. */
+static int pstripe_rcv_missing(struct pstripe_sock *ps,
+			       const struct pstripe_rcv_look *look, bool nomem)
+{
+	if (look->wait >= 0) {
+		WRITE_ONCE(ps->rcv_cur, look->wait);
 		return 0;
 	}
 	/*
@@ -498,7 +537,7 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 		pstripe_schedule_by(ps, PSTRIPE_NOMEM_RETRY);
 		return -EAGAIN;
 	}
-	if (open)
+	if (look->open)
 		return -EAGAIN;
 	if (!ps->nlive)
 		return -ECONNRESET;
@@ -509,28 +548,89 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 	return 0;
 }
 
+/*
+ * Find block @rcv_seq: at the head of the reorder queue, or at the head of
+ * a subflow (reading headers, dropping copies of delivered blocks, and
+ * moving later blocks into the reorder queue until it shows up).  0: found
+ * (or end of stream, @rcv_eof), -EAGAIN: not yet, other: an error.
+ */
+static int pstripe_rcv_find(struct pstripe_sock *ps)
+{
+	struct pstripe_rcv_look look;
+	bool nomem = false;
+	int r;
+
+	WRITE_ONCE(ps->rcv_nomem, false);
+	do {
+		look = (struct pstripe_rcv_look){ .wait = -1 };
+		if (pstripe_rcv_ooo_head(ps))
+			return 0;
+		r = pstripe_rcv_scan(ps, &look);
+		if (r)
+			return r > 0 ? 0 : r;
+		if (look.progress)
+			continue;
+		r = pstripe_rcv_pull_all(ps, &look.progress, &nomem);
+		if (r)
+			return r;
+	} while (look.progress);
+	return pstripe_rcv_missing(ps, &look, nomem);
+}
+
+/* A connection that fell back to plain TCP reads its one subflow. */
+static int pstripe_recv_plain(struct pstripe_sock *ps, struct msghdr *msg,
+			      int flags)
+{
+	struct pstripe_subflow *sf;
+	int r;
+
+	r = pstripe_late_hello(ps);
+	if (r)
+		return r;
+	sf = ps->sf[0];
+	r = sock_recvmsg(sf->sock, msg, flags);
+	if (r > 0 && !(flags & MSG_PEEK))
+		sf->bytes_received += r;
+	if (!r)
+		WRITE_ONCE(ps->rcv_eof, true);
+	return r;
+}
+
+/* Copy from block @rcv_seq at the head of the reorder queue. */
+static int pstripe_recv_ooo(struct pstripe_sock *ps, struct msghdr *msg,
+			    int flags)
+{
+	struct pstripe_blk *blk;
+	int r;
+
+	blk = list_first_entry(&ps->ooo, struct pstripe_blk, node);
+	r = copy_to_iter(blk->data + ps->rcv_off, blk->size - ps->rcv_off,
+			 &msg->msg_iter);
+	if (!r)
+		return -EFAULT;
+	if (flags & MSG_PEEK)
+		return r;
+	ps->rcv_off += r;
+	if (ps->rcv_off == blk->size) {
+		list_del(&blk->node);
+		WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt - 1);
+		pstripe_rblk_free(ps, blk);
+		pstripe_rcv_next(ps);
+	}
+	return r;
+}
+
 /* One read step: >0 bytes copied, 0 end of stream, <0 error / -EAGAIN. */
 int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 		      int flags)
 {
 	struct pstripe_subflow *sf;
-	struct pstripe_blk *blk;
 	size_t count;
 	int r, i;
 
 	flags = (flags & MSG_PEEK) | MSG_DONTWAIT;
-	if (ps->fallback) {
-		r = pstripe_late_hello(ps);
-		if (r)
-			return r;
-		sf = ps->sf[0];
-		r = sock_recvmsg(sf->sock, msg, flags);
-		if (r > 0 && !(flags & MSG_PEEK))
-			sf->bytes_received += r;
-		if (!r)
-			WRITE_ONCE(ps->rcv_eof, true);
-		return r;
-	}
+	if (ps->fallback)
+		return pstripe_recv_plain(ps, msg, flags);
 again:
 	if (ps->rcv_eof)
 		return 0;
@@ -541,23 +641,8 @@ again:
 		if (ps->rcv_eof)
 			return 0;
 	}
-	if (ps->rcv_cur == PSTRIPE_CUR_OOO) {
-		blk = list_first_entry(&ps->ooo, struct pstripe_blk, node);
-		r = copy_to_iter(blk->data + ps->rcv_off,
-				 blk->size - ps->rcv_off, &msg->msg_iter);
-		if (!r)
-			return -EFAULT;
-		if (flags & MSG_PEEK)
-			return r;
-		ps->rcv_off += r;
-		if (ps->rcv_off == blk->size) {
-			list_del(&blk->node);
-			WRITE_ONCE(ps->ooo_cnt, ps->ooo_cnt - 1);
-			pstripe_rblk_free(ps, blk);
-			pstripe_rcv_next(ps);
-		}
-		return r;
-	}
+	if (ps->rcv_cur == PSTRIPE_CUR_OOO)
+		return pstripe_recv_ooo(ps, msg, flags);
 	i = ps->rcv_cur;
 	sf = ps->sf[i];
 	/* A copy of a block partly delivered from a subflow that died. */

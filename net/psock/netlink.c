@@ -316,11 +316,49 @@ int pstripe_nl_endpoints(struct net *net, int family, u32 flag,
 	return n;
 }
 
+/*
+ * May @ep join @nn's endpoints?  Gives it its id (the one asked for, or
+ * the lowest free one).  0, or an errno with the extack message set.
+ */
+static int __pstripe_ep_admit(struct pstripe_nl_net *nn,
+			      struct pstripe_endpoint *ep,
+			      struct genl_info *info)
+{
+	struct nlattr *id_attr = info->attrs[PSOCK_A_ENDPOINT_ID];
+
+	lockdep_assert_held(&nn->lock);
+	if (nn->count >= PSOCK_ENDPOINTS_MAX) {
+		NL_SET_ERR_MSG(info->extack,
+			       "at most " __stringify(PSOCK_ENDPOINTS_MAX)
+			       " endpoints per namespace");
+		return -ENOSPC;
+	}
+	if (__pstripe_ep_addr_used(nn, ep)) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[ep->family == AF_INET ?
+						PSOCK_A_ENDPOINT_ADDR4 :
+						PSOCK_A_ENDPOINT_ADDR6],
+				    "address is already an endpoint");
+		return -EEXIST;
+	}
+	if (!id_attr) {
+		/* Fewer endpoints than ids: there is a free one. */
+		ep->id = find_next_zero_bit(nn->ids, PSTRIPE_EP_ID_MAX + 1, 1);
+		return 0;
+	}
+	ep->id = nla_get_u8(id_attr);
+	if (test_bit(ep->id, nn->ids)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id_attr,
+				    "endpoint id is in use");
+		return -EEXIST;
+	}
+	return 0;
+}
+
 int psock_nl_endpoint_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct pstripe_nl_net *nn = pstripe_nl_net(net);
-	struct nlattr *id_attr = info->attrs[PSOCK_A_ENDPOINT_ID];
 	struct pstripe_endpoint *ep;
 	struct sk_buff *msg;
 	void *hdr;
@@ -338,62 +376,33 @@ int psock_nl_endpoint_add_doit(struct sk_buff *skb, struct genl_info *info)
 	if (info->attrs[PSOCK_A_ENDPOINT_FLAGS])
 		ep->flags = nla_get_u32(info->attrs[PSOCK_A_ENDPOINT_FLAGS]);
 
-	/* The reply (the endpoint's id) is allocated before anything
-	 * changes, so that a failure cannot leave an endpoint the caller
-	 * was told nothing about.
+	/* The reply (the endpoint's id) is made before anything changes,
+	 * so that a failure cannot leave an endpoint the caller was told
+	 * nothing about.
 	 */
+	err = -ENOMEM;
 	msg = genlmsg_new(nla_total_size(sizeof(u8)), GFP_KERNEL);
-	if (!msg) {
-		err = -ENOMEM;
+	if (!msg)
 		goto err_free;
-	}
+	err = -EMSGSIZE;
 	hdr = genlmsg_put_reply(msg, info, &pstripe_nl_family, 0,
 				PSOCK_CMD_ENDPOINT_ADD);
-	if (!hdr) {
-		err = -EMSGSIZE;
+	if (!hdr)
 		goto err_msg;
-	}
 
 	mutex_lock(&nn->lock);
-	if (nn->count >= PSOCK_ENDPOINTS_MAX) {
-		NL_SET_ERR_MSG(info->extack,
-			       "at most " __stringify(PSOCK_ENDPOINTS_MAX)
-			       " endpoints per namespace");
-		err = -ENOSPC;
-		goto err_unlock;
-	}
-	if (__pstripe_ep_addr_used(nn, ep)) {
-		NL_SET_ERR_MSG_ATTR(info->extack,
-				    info->attrs[ep->family == AF_INET ?
-						PSOCK_A_ENDPOINT_ADDR4 :
-						PSOCK_A_ENDPOINT_ADDR6],
-				    "address is already an endpoint");
-		err = -EEXIST;
-		goto err_unlock;
-	}
-	if (id_attr) {
-		ep->id = nla_get_u8(id_attr);
-		if (test_bit(ep->id, nn->ids)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, id_attr,
-					    "endpoint id is in use");
-			err = -EEXIST;
-			goto err_unlock;
-		}
-	} else {
-		/* Fewer endpoints than ids: there is a free one. */
-		ep->id = find_next_zero_bit(nn->ids, PSTRIPE_EP_ID_MAX + 1, 1);
+	err = __pstripe_ep_admit(nn, ep, info);
+	if (!err)
+		err = nla_put_u8(msg, PSOCK_A_ENDPOINT_ID, ep->id);
+	if (err) {
+		mutex_unlock(&nn->lock);
+		goto err_msg;
 	}
 	__pstripe_ep_insert(nn, ep);
-	err = nla_put_u8(msg, PSOCK_A_ENDPOINT_ID, ep->id);
 	mutex_unlock(&nn->lock);
-
-	if (WARN_ON_ONCE(err))	/* sized above */
-		goto err_msg;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
 
-err_unlock:
-	mutex_unlock(&nn->lock);
 err_msg:
 	nlmsg_free(msg);
 err_free:

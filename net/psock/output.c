@@ -226,24 +226,12 @@ bool pstripe_last_acks(struct pstripe_sock *ps)
 	return waiting;
 }
 
-/*
- * Flush every subflow's unfinished ack and block, give the blocks that
- * wait for a subflow one, send the acknowledgment, and once both ends of
- * the stream are done, the subflows' FINs.  A subflow that fails is
- * killed.
- */
-static void pstripe_push(struct pstripe_sock *ps, bool ack)
+/* Flush every subflow's unfinished ack and block.  True when one waits. */
+static bool pstripe_push_subflows(struct pstripe_sock *ps)
 {
-	u32 ack_sent = ps->ack_sent;
-	struct pstripe_blk *blk;
 	bool pending = false;
 	int i, r;
 
-	if (ps->fallback)
-		return;
-	/* Our end-of-stream block, which found no memory before. */
-	if (ps->fin_nomem && !ps->closing)
-		pstripe_queue_fin(ps);
 	for (i = 0; i < ps->nsf; i++) {
 		struct pstripe_subflow *sf = ps->sf[i];
 
@@ -255,66 +243,105 @@ static void pstripe_push(struct pstripe_sock *ps, bool ack)
 		else if (r < 0)
 			pstripe_sf_kill(ps, i, r);
 	}
-	pstripe_rtx_trim(ps);
+	return pending;
+}
 
-	/* Blocks of dead subflows, and the end-of-stream block. */
-	if (ps->orphans) {
-		list_for_each_entry(blk, &ps->rtx, node) {
-			if (blk->sf >= 0)
-				continue;
-			i = pstripe_pick(ps, blk->size, true);
-			if (i < 0) {
-				pending = true;
-				break;
-			}
-			pstripe_sf_give(ps, i, blk);
-			r = pstripe_sf_push(ps->sf[i]);
-			if (r == -EAGAIN)
-				pending = true;
-			else if (r < 0)
-				pstripe_sf_kill(ps, i, r);
-			if (!ps->orphans)
-				break;
-		}
+/*
+ * Blocks of dead subflows, and the end-of-stream block: each to a live
+ * subflow.  True when one waits for a subflow or for room.
+ */
+static bool pstripe_push_orphans(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *blk;
+	bool pending = false;
+	int i, r;
+
+	if (!ps->orphans)
+		return false;
+	list_for_each_entry(blk, &ps->rtx, node) {
+		if (blk->sf >= 0)
+			continue;
+		i = pstripe_pick(ps, blk->size, true);
+		if (i < 0)
+			return true;
+		pstripe_sf_give(ps, i, blk);
+		r = pstripe_sf_push(ps->sf[i]);
+		if (r == -EAGAIN)
+			pending = true;
+		else if (r < 0)
+			pstripe_sf_kill(ps, i, r);
+		if (!ps->orphans)
+			break;
 	}
+	return pending;
+}
+
+/* The acknowledgment owed, when it is due.  True when it must wait. */
+static bool pstripe_push_ack(struct pstripe_sock *ps, bool ack)
+{
+	int i;
 
 	if (ps->ack_delayed && time_after_eq(jiffies, ps->ack_due))
 		ps->ack_pending = true;
-	if (ack && ps->ack_pending && ps->nlive) {
-		i = pstripe_pick_ack(ps);
-		if (i >= 0) {
-			ps->ack_sent = ps->rcv_seq;
-			ps->ack_pending = false;
-			ps->ack_delayed = false;
-			if (pstripe_sf_ack(ps, i, ps->ack_sent) == -EAGAIN)
-				pending = true;
-		} else {
-			pending = true;
-		}
+	if (!ack || !ps->ack_pending || !ps->nlive)
+		return false;
+	i = pstripe_pick_ack(ps);
+	if (i < 0)
+		return true;
+	ps->ack_sent = ps->rcv_seq;
+	ps->ack_pending = false;
+	ps->ack_delayed = false;
+	return pstripe_sf_ack(ps, i, ps->ack_sent) == -EAGAIN;
+}
+
+/*
+ * TCP FINs only when nothing can need a subflow any more: our end-of-
+ * stream block acknowledged, the peer's delivered and acknowledged.  True
+ * when a last acknowledgment waits for room.
+ */
+static bool pstripe_push_fins(struct pstripe_sock *ps)
+{
+	bool pending;
+	int i;
+
+	if (!ps->snd_fin || !ps->fin_queued || !list_empty(&ps->rtx) ||
+	    !READ_ONCE(ps->rcv_eof) || ps->ack_pending ||
+	    ps->ack_sent != ps->rcv_seq)
+		return false;
+	pending = pstripe_last_acks(ps);
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!pstripe_sf_live(sf) || sf->fin_sent || sf->busy)
+			continue;
+		kernel_sock_shutdown(sf->sock, SHUT_WR);
+		WRITE_ONCE(sf->fin_sent, true);
 	}
+	return pending;
+}
 
-	if (pstripe_tail(ps))
-		pending = true;
+/*
+ * Flush every subflow's unfinished ack and block, give the blocks that
+ * wait for a subflow one, send the acknowledgment, and once both ends of
+ * the stream are done, the subflows' FINs.  A subflow that fails is
+ * killed.
+ */
+static void pstripe_push(struct pstripe_sock *ps, bool ack)
+{
+	u32 ack_sent = ps->ack_sent;
+	bool pending;
 
-	/*
-	 * TCP FINs only when nothing can need a subflow any more: our
-	 * end-of-stream block acknowledged, the peer's delivered and
-	 * acknowledged.
-	 */
-	if (ps->snd_fin && ps->fin_queued && list_empty(&ps->rtx) &&
-	    READ_ONCE(ps->rcv_eof) && !ps->ack_pending &&
-	    ps->ack_sent == ps->rcv_seq) {
-		if (pstripe_last_acks(ps))
-			pending = true;
-		for (i = 0; i < ps->nsf; i++) {
-			struct pstripe_subflow *sf = ps->sf[i];
-
-			if (!pstripe_sf_live(sf) || sf->fin_sent || sf->busy)
-				continue;
-			kernel_sock_shutdown(sf->sock, SHUT_WR);
-			WRITE_ONCE(sf->fin_sent, true);
-		}
-	}
+	if (ps->fallback)
+		return;
+	/* Our end-of-stream block, which found no memory before. */
+	if (ps->fin_nomem && !ps->closing)
+		pstripe_queue_fin(ps);
+	pending = pstripe_push_subflows(ps);
+	pstripe_rtx_trim(ps);
+	pending |= pstripe_push_orphans(ps);
+	pending |= pstripe_push_ack(ps, ack);
+	pending |= pstripe_tail(ps);
+	pending |= pstripe_push_fins(ps);
 	WRITE_ONCE(ps->snd_pending, pending);
 	/* A delayed acknowledgment not due yet: the work sends it then. */
 	if (ps->ack_delayed && !ps->closing)
