@@ -522,6 +522,12 @@ static int event_print(const struct hcn_event *ev, void *arg)
 	return 0;
 }
 
+/* hicn's events until one cannot be read: libhcn's error. */
+int hicn_events(void)
+{
+	return hcn_monitor(event_print, NULL);
+}
+
 int do_hicn(int argc, char **argv)
 {
 	if (argc < 1 || matches(*argv, "help")) {
@@ -550,8 +556,7 @@ int do_hicn(int argc, char **argv)
 	if (matches(*argv, "monitor")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
-		return monitor_error(HICN_FAMILY_NAME,
-				     hcn_monitor(event_print, NULL));
+		return monitor_error(HICN_FAMILY_NAME, hicn_events());
 	}
 	usage_error("object \"hicn %s\" is unknown, try \"hicnctl hicn help\"", *argv);
 }

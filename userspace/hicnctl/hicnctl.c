@@ -40,13 +40,15 @@ void print_grammar(FILE *f, const char *const *grammar, const char *lead,
 
 static void print_usage(FILE *f)
 {
-	fprintf(f, "Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n");
+	fprintf(f, "Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
+		   "       hicnctl [ OPTIONS ] monitor\n");
 	print_grammar(f, hicn_grammar, "       ", false);
 	print_grammar(f, psock_grammar, "       ", false);
 	fprintf(f,
 		"OBJECT := { hicn | psock }\n"
 		"hicnctl { listener | face | route | strategy } ... is short for\n"
-		"    hicnctl hicn { listener | face | route | strategy } ...\n");
+		"    hicnctl hicn { listener | face | route | strategy } ...\n"
+		"hicnctl monitor prints the events of both: hicn's and psock's.\n");
 	print_grammar(f, hicn_grammar, NULL, true);
 	print_grammar(f, psock_grammar, NULL, true);
 	fprintf(f,
@@ -357,6 +359,8 @@ int main(int argc, char **argv)
 		return do_psock(argc - 1, argv + 1);
 	if (matches(argv[0], "hicn"))
 		return do_hicn(argc - 1, argv + 1);
+	if (matches(argv[0], "monitor"))
+		return do_monitor(argc - 1, argv + 1);
 	/* The forwarder's objects without "hicn", as in "hicnctl face add". */
 	if (matches(argv[0], "listener") || matches(argv[0], "face") ||
 	    matches(argv[0], "route") || matches(argv[0], "strategy"))
