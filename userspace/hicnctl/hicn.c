@@ -16,6 +16,9 @@
  *                            sockets' application faces
  *   route add|del|show       the FIB: prefixes, next hops, costs
  *   strategy set             a route's strategy
+ *
+ * Each is a command without "hicn" too ("hicnctl cs show"), but for
+ * monitor: "hicnctl monitor" is both families' (monitor.c).
  */
 
 #include <arpa/inet.h>
@@ -522,36 +525,61 @@ static int event_print(const struct hcn_event *ev, void *arg)
 	return 0;
 }
 
+/* hicn's events until one cannot be read: libhcn's error. */
+int hicn_events(void)
+{
+	return hcn_monitor(event_print, NULL);
+}
+
+static int do_hicn_monitor(int argc, char **argv)
+{
+	if (argc > 0)
+		usage_error("\"%s\" is unexpected", *argv);
+	return monitor_error(HICN_FAMILY_NAME, hicn_events());
+}
+
+/*
+ * The objects, in the order a prefix picks them ("l" is limits, "s"
+ * stats).  hicnctl.c takes them without "hicn" too, but for monitor:
+ * "hicnctl monitor" follows both families (monitor.c).
+ */
+static const struct {
+	const char	*name;
+	int		(*fn)(int argc, char **argv);
+} objects[] = {
+	{ "namespace",	do_namespace },
+	{ "cs",		do_cs },
+	{ "pit",	do_pit },
+	{ "limits",	do_limits },
+	{ "stats",	do_stats },
+	{ "listener",	do_listener },
+	{ "face",	do_face },
+	{ "route",	do_route },
+	{ "strategy",	do_strategy },
+	{ "monitor",	do_hicn_monitor },
+};
+
+bool hicn_object(const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (matches(arg, objects[i].name))
+			return true;
+	return false;
+}
+
 int do_hicn(int argc, char **argv)
 {
+	size_t i;
+
 	if (argc < 1 || matches(*argv, "help")) {
 		hicn_usage();
 		return argc < 1 ? EXIT_USAGE : 0;
 	}
 	need_family(HICN_FAMILY_NAME);
-	if (matches(*argv, "namespace"))
-		return do_namespace(argc - 1, argv + 1);
-	if (matches(*argv, "cs"))
-		return do_cs(argc - 1, argv + 1);
-	if (matches(*argv, "pit"))
-		return do_pit(argc - 1, argv + 1);
-	if (matches(*argv, "limits"))
-		return do_limits(argc - 1, argv + 1);
-	if (matches(*argv, "stats"))
-		return do_stats(argc - 1, argv + 1);
-	if (matches(*argv, "listener"))
-		return do_listener(argc - 1, argv + 1);
-	if (matches(*argv, "face"))
-		return do_face(argc - 1, argv + 1);
-	if (matches(*argv, "route"))
-		return do_route(argc - 1, argv + 1);
-	if (matches(*argv, "strategy"))
-		return do_strategy(argc - 1, argv + 1);
-	if (matches(*argv, "monitor")) {
-		if (argc > 1)
-			usage_error("\"%s\" is unexpected", argv[1]);
-		return monitor_error(HICN_FAMILY_NAME,
-				     hcn_monitor(event_print, NULL));
-	}
+	for (i = 0; i < ARRAY_SIZE(objects); i++)
+		if (matches(*argv, objects[i].name))
+			return objects[i].fn(argc - 1, argv + 1);
 	usage_error("object \"hicn %s\" is unknown, try \"hicnctl hicn help\"", *argv);
 }

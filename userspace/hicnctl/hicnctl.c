@@ -40,13 +40,17 @@ void print_grammar(FILE *f, const char *const *grammar, const char *lead,
 
 static void print_usage(FILE *f)
 {
-	fprintf(f, "Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n");
+	fprintf(f, "Usage: hicnctl [ OPTIONS ] OBJECT { COMMAND | help }\n"
+		   "       hicnctl [ OPTIONS ] monitor\n");
 	print_grammar(f, hicn_grammar, "       ", false);
 	print_grammar(f, psock_grammar, "       ", false);
 	fprintf(f,
-		"OBJECT := { hicn | psock }\n"
-		"hicnctl { listener | face | route | strategy } ... is short for\n"
-		"    hicnctl hicn { listener | face | route | strategy } ...\n");
+		"OBJECT := { hicn | psock | HICN-OBJECT }\n"
+		"HICN-OBJECT := { namespace | cs | pit | limits | stats | listener |\n"
+		"                 face | route | strategy }\n"
+		"hicnctl HICN-OBJECT ... is short for hicnctl hicn HICN-OBJECT ...;\n"
+		"    psock's objects (its limits and stats too) need \"psock\".\n"
+		"hicnctl monitor prints the events of both: hicn's and psock's.\n");
 	print_grammar(f, hicn_grammar, NULL, true);
 	print_grammar(f, psock_grammar, NULL, true);
 	fprintf(f,
@@ -357,9 +361,13 @@ int main(int argc, char **argv)
 		return do_psock(argc - 1, argv + 1);
 	if (matches(argv[0], "hicn"))
 		return do_hicn(argc - 1, argv + 1);
-	/* The forwarder's objects without "hicn", as in "hicnctl face add". */
-	if (matches(argv[0], "listener") || matches(argv[0], "face") ||
-	    matches(argv[0], "route") || matches(argv[0], "strategy"))
+	if (matches(argv[0], "monitor"))
+		return do_monitor(argc - 1, argv + 1);
+	/*
+	 * hicn's objects without "hicn", as in "hicnctl cs show"; psock's
+	 * (its limits and stats too) only after "psock".
+	 */
+	if (hicn_object(argv[0]))
 		return do_hicn(argc, argv);
 	usage_error("object \"%s\" is unknown, try \"hicnctl help\"", argv[0]);
 }

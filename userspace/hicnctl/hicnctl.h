@@ -77,6 +77,16 @@ void print_grammar(FILE *f, const char *const *grammar, const char *lead,
 
 int do_psock(int argc, char **argv);
 int do_hicn(int argc, char **argv);
+/* Whether @arg is (a prefix of) one of hicn's objects. */
+bool hicn_object(const char *arg);
+/* hicnctl monitor: the events of both families (monitor.c). */
+int do_monitor(int argc, char **argv);
+/*
+ * Print each family's events as they happen, until one cannot be read:
+ * libhcn's error (-EPROTONOSUPPORT when the family is not registered).
+ */
+int hicn_events(void);
+int psock_events(void);
 
 /* ---- the hicn object: hicn.c's helpers, shared with hicn_fwd.c ---- */
 

@@ -376,6 +376,12 @@ static int event_print(const struct hcn_psock_event *ev, void *arg)
 	return 0;
 }
 
+/* psock's events until one cannot be read: libhcn's error. */
+int psock_events(void)
+{
+	return hcn_psock_monitor(event_print, NULL);
+}
+
 int do_psock(int argc, char **argv)
 {
 	if (argc < 1 || matches(*argv, "help")) {
@@ -392,8 +398,7 @@ int do_psock(int argc, char **argv)
 	if (matches(*argv, "monitor")) {
 		if (argc > 1)
 			usage_error("\"%s\" is unexpected", argv[1]);
-		return monitor_error(PSOCK_FAMILY_NAME,
-				     hcn_psock_monitor(event_print, NULL));
+		return monitor_error(PSOCK_FAMILY_NAME, psock_events());
 	}
 	usage_error("object \"psock %s\" is unknown, try \"hicnctl psock help\"", *argv);
 }

@@ -136,6 +136,14 @@ check "help: hicnctl hicn help, the same grammar" 0 20 \
 check "help: an unknown hicn object is a usage error" 1 \
 	'Error: object "hicn foo" is unknown, try "hicnctl hicn help".' \
 	ctl1 foo
+check "help: hicnctl help has hicnctl monitor" 0 1 \
+	eval "\"$HICNCTL\" help | grep -c '^       hicnctl \[ OPTIONS \] monitor\$'"
+check "help: an unknown object is a usage error" 1 \
+	'Error: object "foo" is unknown, try "hicnctl help".' \
+	"$HICNCTL" -n "$ns1" foo
+check "help: psock's objects need psock (hicnctl endpoint)" 1 \
+	'Error: object "endpoint" is unknown, try "hicnctl help".' \
+	"$HICNCTL" -n "$ns1" endpoint show
 
 # ---- empty tables ----
 
@@ -160,6 +168,12 @@ mon_pids=$!
 "$HICNCTL" -j -n "$ns1" hicn monitor > "$tmp/mon1.json" 2>&1 &
 mon_pids="$mon_pids $!"
 "$HICNCTL" -n "$ns2" hicn monitor > "$tmp/mon2" 2>&1 &
+mon_pids="$mon_pids $!"
+# hicnctl monitor: both families' events, hicn's and psock's (stderr
+# apart: it must say nothing).
+"$HICNCTL" -n "$ns1" monitor > "$tmp/mon.all" 2> "$tmp/mon.all.err" &
+mon_pids="$mon_pids $!"
+"$HICNCTL" -j -n "$ns1" monitor > "$tmp/mon.all.json" 2>&1 &
 mon_pids="$mon_pids $!"
 pids="$pids $mon_pids"
 sleep 1
@@ -214,6 +228,22 @@ tap_result $? "namespace show -j: python3 -m json.tool parses it"
 check "namespace show: $ns2 sees none of $ns1's claims" 0 "" \
 	ctl2 namespace show
 
+# hicn's objects without "hicn": the same requests, the same output.
+hicnctl1() { "$HICNCTL" -n "$ns1" "$@"; }
+check "hicnctl namespace show is hicnctl hicn namespace show" 0 \
+	"$(ctl1 namespace show)" hicnctl1 namespace show
+check "hicnctl namespace (show by default), -j" 0 \
+	"$("$HICNCTL" -j -n "$ns1" hicn namespace show)" \
+	"$HICNCTL" -j -n "$ns1" namespace
+check "hicnctl namespace show prefix: one claim" 0 \
+	"$(ctl1 namespace show prefix b002::/48)" \
+	hicnctl1 namespace show prefix b002::/48
+check "hicnctl n (a prefix): namespace show" 0 \
+	"$(ctl1 namespace show)" hicnctl1 n
+check "hicnctl namespace show prefix: ENOENT as with hicn" 2 \
+	"Error: no namespace claimed with this prefix: No such file or directory." \
+	hicnctl1 namespace show prefix b002::/47
+
 # ---- the content store ----
 
 hicn_py "$ns1" "
@@ -244,6 +274,22 @@ check "cs entries prefix: length 200 is EINVAL" 2 \
 	ctl1 cs entries prefix b001::/200
 check "cs: $ns2's store is its own (empty)" 0 "" ctl2 cs entries
 
+check "hicnctl cs show is hicnctl hicn cs show" 0 "$(ctl1 cs show)" \
+	hicnctl1 cs show
+check "hicnctl cs (show by default)" 0 "$(ctl1 cs show)" hicnctl1 cs
+gc_n() { sed -E 's/"gc_(runs|steps)":[0-9]+/"gc_\1":N/g'; }
+check "hicnctl -j -s cs show is hicnctl -j -s hicn cs show" 0 \
+	"$("$HICNCTL" -j -s -n "$ns1" hicn cs show | gc_n)" \
+	eval "\"$HICNCTL\" -j -s -n $ns1 cs show | gc_n"
+exp_n() { sed 's/expires [0-9]*ms/expires Nms/'; }
+check "hicnctl cs entries prefix is hicnctl hicn cs entries prefix" 0 \
+	"$(ctl1 cs entries prefix b001:a:b:c::2/128 | exp_n)" \
+	eval "hicnctl1 cs entries prefix b001:a:b:c::2/128 | exp_n"
+check "hicnctl cs flush prefix: ::2's entry" 0 "" \
+	hicnctl1 cs flush prefix b001:a:b:c::2/128
+check "hicnctl cs flush prefix: 3000 entries left" 0 3000 cs_entries
+hicn_py "$ns1" "assert fetch('b001:a:b:c::2') == 5"
+tap_result $? "consumer: ::2 fetched again"
 check "cs flush prefix: ::2's entry" 0 "" ctl1 cs flush prefix b001:a:b:c::2/128
 check "cs flush prefix: 3000 entries left" 0 3000 cs_entries
 check "cs flush prefix: length 129 is EINVAL" 2 \
@@ -253,6 +299,12 @@ check "cs flush prefix: the failed request flushed nothing" 0 3000 cs_entries
 check "cs flush: everything" 0 "" ctl1 cs flush
 check "cs flush: empty" 0 0 cs_entries
 
+check "hicnctl cs set capacity: 200" 0 "" hicnctl1 cs set capacity 200
+check "hicnctl cs set capacity: the sysctl sees it" 0 200 \
+	ip netns exec "$ns1" sysctl -n net.hicn.cs_max_entries
+check "hicnctl cs set: an unknown word is a usage error" 1 \
+	'Error: "foo" is unknown, try "hicnctl hicn help".' \
+	hicnctl1 cs set foo 1
 check "cs set capacity: 100" 0 "" ctl1 cs set capacity 100
 check "cs set capacity: the sysctl sees it" 0 100 \
 	ip netns exec "$ns1" sysctl -n net.hicn.cs_max_entries
@@ -312,6 +364,14 @@ check "limits show: unchanged by the failed requests" 0 \
 	"pit-max 1000 cs-max-entries 65536 cs-mem-max 1048576 prod-mem-max 1000000 unprivileged-prefix-min 32 pit-user-max 99 prod-user-mem-max 268435456" \
 	ctl1 limits show
 check "limits: $ns2 keeps its defaults" 0 "$LIMITS_DEFAULT" ctl2 limits show
+check "hicnctl limits show is hicn's limits, not psock's" 0 \
+	"$(ctl1 limits show)" hicnctl1 limits show
+check "hicnctl l (a prefix): limits show, as hicnctl hicn l" 0 \
+	"$(ctl1 limits show)" hicnctl1 l
+check "hicnctl limits set: pit-max 1001, then back to 1000" 0 \
+	"pit-max 1001 pit-max 1000" \
+	eval "hicnctl1 limits set pit-max 1001 && a=\$(hicnctl1 limits show | cut -d' ' -f1-2) &&
+		hicnctl1 limits set pit-max 1000 && echo \$a \$(ctl1 limits show | cut -d' ' -f1-2)"
 
 # ---- counters ----
 
@@ -341,6 +401,13 @@ check "stats -j: every counter" 0 "$ncounters" \
 check "pit show -j" 0 \
 	'{"entries":0,"max":1000,"aggregated":0,"drops":0,"expired":0,"user_max":99,"user_drops":0}' \
 	"$HICNCTL" -j -n "$ns1" hicn pit show
+check "hicnctl pit is hicnctl hicn pit show" 0 "$(ctl1 pit show)" hicnctl1 pit
+check "hicnctl pit show -j" 0 \
+	'{"entries":0,"max":1000,"aggregated":0,"drops":0,"expired":0,"user_max":99,"user_drops":0}' \
+	"$HICNCTL" -j -n "$ns1" pit show
+check "hicnctl stats is hicn's stats: /proc/net/hicn_stat's names" 0 \
+	"$(ip netns exec "$ns1" awk '{ print $1 }' /proc/net/hicn_stat)" \
+	eval "hicnctl1 stats | awk '{ print \$1 }'"
 
 # ---- permissions ----
 
@@ -673,6 +740,38 @@ stop_producer A && stop_producer B
 tap_result $? "producers closed"
 sleep 1
 check "namespace show: no claim left" 0 "" ctl1 namespace show
+
+# A PSOCK connection in ns1 for hicnctl monitor: both ends here, 4
+# subflows each (the default recommended count), so 8 subflow-established
+# and, once both ends closed, 8 subflow-closed events.
+ip netns exec "$ns1" python3 - <<'EOF'
+import socket
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
+ls.bind(("127.0.0.1", 0))
+ls.listen()
+c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
+c.connect(ls.getsockname())
+a, _ = ls.accept()
+c.sendall(b"x" * 100000)
+got = 0
+while got < 100000:
+    got += len(a.recv(65536))
+c.close()
+a.close()
+ls.close()
+EOF
+tap_result $? "events: a PSOCK connection over loopback in $ns1"
+wait_count() {		# wait_count N REGEX FILE: up to 30 s
+	local i
+	for i in $(seq 30); do
+		[ "$(grep -c -E "$2" "$3")" -ge "$1" ] && return 0
+		sleep 1
+	done
+	return 1
+}
+wait_count 8 '^\[subflow-closed\]' "$tmp/mon.all"
+wait_count 8 '"event":"subflow-closed"' "$tmp/mon.all.json"
+sleep 1
 # shellcheck disable=SC2086
 kill $mon_pids 2>/dev/null
 wait $mon_pids 2>/dev/null
@@ -690,6 +789,24 @@ check "events -j: one JSON object per event" 0 \
 	"namespace-claimed:b001:a:b:c::/64 namespace-claimed:b002::/48 namespace-released:b001:a:b:c::/64 namespace-released:b002::/48" \
 	cat "$tmp/json.events"
 check "events: $ns2's monitor saw nothing of $ns1" 0 "" cat "$tmp/mon2"
+check "hicnctl monitor: hicn's events, as hicnctl hicn monitor printed them" 0 \
+	"$(cat "$tmp/mon1")" grep '^\[namespace-' "$tmp/mon.all"
+sf_re='index [0-3] 127[.]0[.]0[.]1:[0-9]+ -> 127[.]0[.]0[.]1:[0-9]+'
+check "hicnctl monitor: psock's 8 subflow-established and 8 subflow-closed" 0 \
+	"8 8" eval "echo \$(grep -c -E '^\[subflow-established\] $sf_re\$' $tmp/mon.all) \
+		\$(grep -c -E '^\[subflow-closed\] $sf_re error 0\$' $tmp/mon.all)"
+ev_re='^\[(namespace-(claimed|released)|subflow-(established|closed))\] '
+check "hicnctl monitor: 20 lines, each a whole event of either family" 0 \
+	"20 20" eval "echo \$(wc -l < $tmp/mon.all) \$(grep -c -E '$ev_re' $tmp/mon.all)"
+check "hicnctl monitor: nothing on stderr" 0 "" cat "$tmp/mon.all.err"
+python3 -c '
+import collections, json, sys
+n = collections.Counter(json.loads(l)["event"] for l in open(sys.argv[1]))
+print(" ".join("%s:%d" % kv for kv in sorted(n.items())))' "$tmp/mon.all.json" \
+	> "$tmp/json.all.events" 2>&1
+check "hicnctl monitor -j: one JSON object per line, both families' events" 0 \
+	"namespace-claimed:2 namespace-released:2 subflow-closed:8 subflow-established:8" \
+	cat "$tmp/json.all.events"
 
 # ---- the kernel's YNL client, driven by our spec ----
 
