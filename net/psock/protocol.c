@@ -50,15 +50,18 @@
  * accept() drops the listener's lock before it locks the child.
  * A subflow's sk_callback_lock (write_lock_bh() to install, change or
  * restore the callbacks, read_lock_bh() in the callbacks) is taken under
- * the PSOCK socket's lock, never the other way round; nothing of ours is
- * taken under it.  pstripe_graves_lock (spin_lock_bh()) guards the
- * graveyard list: close() takes it under the PSOCK socket's lock, the
- * graveyard work alone; nothing is taken under it.
+ * the PSOCK socket's lock, never the other way round; under it the
+ * callbacks take only leaf spinlocks: the listener's ready-list lock
+ * (&pstripe_lstn.lock) and pstripe_graves_lock.  pstripe_graves_lock
+ * (spin_lock_bh()) guards the graveyard's lists: close() takes it under
+ * the PSOCK socket's lock, the graveyard work alone, a graveyard
+ * subflow's events under its sk_callback_lock; nothing is taken under it.
  *
  * Teardown
  * --------
  * close() detaches every callback under the lock, its subflows' and the
- * unclassified connections' (so nothing queues the work any more), sets
+ * unclassified connections' (so nothing queues the work any more; the
+ * subflows left to the graveyard get its callbacks instead), sets
  * @closing, then cancels the work synchronously without the lock and
  * releases the TCP sockets.  Each queued run of the work holds a reference
  * on the socket (pstripe_schedule(), pstripe_kick()).

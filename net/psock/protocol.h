@@ -164,9 +164,13 @@ struct pstripe_blk {
  * @tnode: in the listener's token hash (same lock as @node)
  * @lstn: the listener state whose @ready list takes this subflow's
  *	events; set and cleared under sk_callback_lock
- * @rnode: in @lstn's @ready list (protected by @lstn's @lock)
+ * @rnode: in @lstn's @ready list (protected by @lstn's @lock), or, in
+ *	the graveyard, in its list of subflows with events (protected by
+ *	the graveyard's lock)
  * @index: position in the owner's subflow array
  * @attached: callbacks installed
+ * @grave: in the graveyard: its events queue the graveyard's work; set
+ *	under sk_callback_lock
  * @join_sent: client: the join message went out
  * @fin_sent: our FIN went out (shutdown(SHUT_WR))
  * @last_ack_sent: our last acknowledgment went out on it before its FIN
@@ -225,6 +229,7 @@ struct pstripe_subflow {
 	struct list_head	rnode;
 	u8			index;
 	bool			attached;
+	bool			grave;
 	bool			join_sent;
 	bool			fin_sent;
 	bool			last_ack_sent;

@@ -23,6 +23,8 @@
 
 enum { PSTRIPE_EV_DATA, PSTRIPE_EV_SPACE, PSTRIPE_EV_STATE };
 
+static void pstripe_grave_ready(struct pstripe_subflow *sf);
+
 static void pstripe_sf_event(struct sock *ssk, int ev)
 {
 	struct pstripe_subflow *sf;
@@ -32,6 +34,8 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 	read_lock_bh(&ssk->sk_callback_lock);
 	sf = __locked_read_sk_user_data_with_flags(ssk, 0);
 	sk = sf ? sf->owner : NULL;
+	if (sf && sf->grave && ev != PSTRIPE_EV_SPACE)
+		pstripe_grave_ready(sf);
 	if (sk) {
 		ps = pstripe_sk(sk);
 		if (sf->lstn)
@@ -554,18 +558,39 @@ void pstripe_check_subflows(struct pstripe_sock *ps)
  * drops what arrives until the peer's FIN, an error, or
  * PSTRIPE_GRAVE_SECS, then releases them.  Their TCP sockets hold their
  * network namespace (pstripe_sf_create()).
+ *
+ * Driven by events: a subflow's callbacks stay installed, and its data
+ * and state changes put it on the ready list and queue the work, which
+ * drains only those; otherwise the work runs when the oldest subflow's
+ * time is up (all get the same time, so the list is in deadline order).
+ *
+ * Lock order: sk_callback_lock (an event) -> pstripe_graves_lock.  A
+ * subflow is detached (pstripe_sf_detach(), under sk_callback_lock) before
+ * it leaves the lists, so no event can put it back on the ready list.
  */
 #define PSTRIPE_GRAVE_SECS	60
 
-#define PSTRIPE_GRAVE_POLL	(HZ / 10)
-
-static LIST_HEAD(pstripe_graves);
-
-static DEFINE_SPINLOCK(pstripe_graves_lock);
+static LIST_HEAD(pstripe_graves);		/* by &pstripe_subflow.node */
+static LIST_HEAD(pstripe_graves_ready);		/* by &pstripe_subflow.rnode */
+static DEFINE_SPINLOCK(pstripe_graves_lock);	/* both lists */
 
 static void pstripe_grave_work(struct work_struct *work);
 
 static DECLARE_DELAYED_WORK(pstripe_grave_dwork, pstripe_grave_work);
+
+/*
+ * An event on subflow @sf in the graveyard (sk_callback_lock held).  One
+ * that comes while pstripe_grave_add() has not put @sf on the list yet is
+ * left out: that function queues @sf for a first drain itself.
+ */
+static void pstripe_grave_ready(struct pstripe_subflow *sf)
+{
+	spin_lock_bh(&pstripe_graves_lock);
+	if (!list_empty(&sf->node) && list_empty(&sf->rnode))
+		list_add_tail(&sf->rnode, &pstripe_graves_ready);
+	spin_unlock_bh(&pstripe_graves_lock);
+	mod_delayed_work(pstripe_wq, &pstripe_grave_dwork, 0);
+}
 
 /* Drain one subflow: true once it can go. */
 static bool pstripe_grave_drain(struct pstripe_subflow *sf)
@@ -573,62 +598,115 @@ static bool pstripe_grave_drain(struct pstripe_subflow *sf)
 	u8 scratch[256];
 	int r;
 
-	if (time_after_eq(jiffies, sf->deadline))
-		return true;
 	do {
 		r = pstripe_sf_recv(sf, scratch, sizeof(scratch), 0);
 	} while (r > 0);
 	return r != -EAGAIN;
 }
 
-static void pstripe_grave_work(struct work_struct *work)
+/* Release @sf: no event of its can come any more, then out of the lists. */
+static void pstripe_grave_bury(struct pstripe_subflow *sf)
 {
-	struct pstripe_subflow *sf, *tmp;
-	LIST_HEAD(todo);
-	LIST_HEAD(done);
+	pstripe_sf_detach(sf);
+	spin_lock_bh(&pstripe_graves_lock);
+	list_del(&sf->node);
+	list_del_init(&sf->rnode);
+	spin_unlock_bh(&pstripe_graves_lock);
+	pstripe_sf_free(sf);
+}
+
+/* The next subflow with events, taken off the ready list; or NULL. */
+static struct pstripe_subflow *pstripe_grave_next_ready(void)
+{
+	struct pstripe_subflow *sf;
 
 	spin_lock_bh(&pstripe_graves_lock);
-	list_splice_init(&pstripe_graves, &todo);
+	sf = list_first_entry_or_null(&pstripe_graves_ready,
+				      struct pstripe_subflow, rnode);
+	if (sf)
+		list_del_init(&sf->rnode);
 	spin_unlock_bh(&pstripe_graves_lock);
-	list_for_each_entry_safe(sf, tmp, &todo, node)
-		if (pstripe_grave_drain(sf))
-			list_move(&sf->node, &done);
-	list_for_each_entry_safe(sf, tmp, &done, node) {
-		list_del(&sf->node);
-		pstripe_sf_free(sf);
-	}
+	return sf;
+}
+
+/* The oldest subflow if its time is up; or NULL. */
+static struct pstripe_subflow *pstripe_grave_next_expired(void)
+{
+	struct pstripe_subflow *sf;
+
 	spin_lock_bh(&pstripe_graves_lock);
-	list_splice(&todo, &pstripe_graves);
-	if (!list_empty(&pstripe_graves))
+	sf = list_first_entry_or_null(&pstripe_graves, struct pstripe_subflow,
+				      node);
+	if (sf && time_before(jiffies, sf->deadline))
+		sf = NULL;
+	spin_unlock_bh(&pstripe_graves_lock);
+	return sf;
+}
+
+/*
+ * Only this work and module exit (after cancelling it) release subflows
+ * from the graveyard, so one taken off a list here stays valid.
+ */
+static void pstripe_grave_work(struct work_struct *work)
+{
+	struct pstripe_subflow *sf;
+
+	while ((sf = pstripe_grave_next_ready()))
+		if (pstripe_grave_drain(sf))
+			pstripe_grave_bury(sf);
+	while ((sf = pstripe_grave_next_expired()))
+		pstripe_grave_bury(sf);
+	spin_lock_bh(&pstripe_graves_lock);
+	sf = list_first_entry_or_null(&pstripe_graves, struct pstripe_subflow,
+				      node);
+	if (sf)
 		queue_delayed_work(pstripe_wq, &pstripe_grave_dwork,
-				   PSTRIPE_GRAVE_POLL);
+				   max_t(long, sf->deadline - jiffies, 1));
 	spin_unlock_bh(&pstripe_graves_lock);
 }
 
-/* Hand a closed connection's subflow to the graveyard. */
+/*
+ * Hand a closed connection's subflow to the graveyard.  Once @sf is on
+ * the lists the work may release it at any time: nothing here touches it
+ * after that.
+ */
 void pstripe_grave_add(struct pstripe_subflow *sf)
 {
-	pstripe_sf_detach(sf);
+	struct sock *ssk = sf->sock->sk;
+
+	INIT_LIST_HEAD(&sf->node);
+	if (!sf->attached)
+		pstripe_sf_attach(sf, NULL, NULL);
 	kernel_sock_shutdown(sf->sock, SHUT_WR);
 	sf->deadline = jiffies + PSTRIPE_GRAVE_SECS * HZ;
+	write_lock_bh(&ssk->sk_callback_lock);
+	sf->owner = NULL;
+	sf->grave = true;
+	write_unlock_bh(&ssk->sk_callback_lock);
 	spin_lock_bh(&pstripe_graves_lock);
 	list_add_tail(&sf->node, &pstripe_graves);
-	queue_delayed_work(pstripe_wq, &pstripe_grave_dwork, PSTRIPE_GRAVE_POLL);
+	/* A first drain, for what came before its events were ours. */
+	if (list_empty(&sf->rnode))
+		list_add_tail(&sf->rnode, &pstripe_graves_ready);
 	spin_unlock_bh(&pstripe_graves_lock);
+	mod_delayed_work(pstripe_wq, &pstripe_grave_dwork, 0);
 }
 
 /* Module exit: nothing may stay. */
 void pstripe_grave_flush(void)
 {
-	struct pstripe_subflow *sf, *tmp;
-	LIST_HEAD(todo);
+	struct pstripe_subflow *sf;
 
 	cancel_delayed_work_sync(&pstripe_grave_dwork);
-	spin_lock_bh(&pstripe_graves_lock);
-	list_splice_init(&pstripe_graves, &todo);
-	spin_unlock_bh(&pstripe_graves_lock);
-	list_for_each_entry_safe(sf, tmp, &todo, node) {
-		list_del(&sf->node);
-		pstripe_sf_free(sf);
+	for (;;) {
+		spin_lock_bh(&pstripe_graves_lock);
+		sf = list_first_entry_or_null(&pstripe_graves,
+					      struct pstripe_subflow, node);
+		spin_unlock_bh(&pstripe_graves_lock);
+		if (!sf)
+			break;
+		pstripe_grave_bury(sf);
 	}
+	/* An event before its subflow was detached queued the work again. */
+	cancel_delayed_work_sync(&pstripe_grave_dwork);
 }

@@ -233,6 +233,63 @@ TEST_F_TIMEOUT(cl, unread_data_resets, 120)
 }
 
 /*
+ * TCP sockets of @port (either end) that a struct socket still holds (a
+ * nonzero inode: ours in the graveyard, not yet released), listeners
+ * left out.
+ */
+static int held_tcp(int port)
+{
+	static const char *const files[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	static const char fmt[] =
+		" %*d: %*[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%x %x %*s %*s %*s %*s %*s %lu";
+	unsigned int lport, rport, st;
+	unsigned long inode;
+	char line[512];
+	int n = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		FILE *f = fopen(files[i], "r");
+
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, fmt, &lport, &rport, &st,
+				   &inode) == 4 &&
+			    (lport == (unsigned int)port ||
+			     rport == (unsigned int)port) &&
+			    inode && st != 0x0a)
+				n++;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * The graveyard lets a closed connection's subflows go as soon as the
+ * peer closes too (its FIN is an event; nothing waits for a timer), not
+ * after the graveyard's 60 s.
+ */
+TEST_F_TIMEOUT(cl, graveyard_lets_go_at_peer_close, 120)
+{
+	size_t sent = fill(self->c, self->buf, 1 << 20);
+	double t;
+	int n;
+
+	ASSERT_LT(0, sent);
+	ASSERT_LT(0, held_tcp(self->port));
+	close(self->c);
+	self->c = -1;
+	EXPECT_EQ((long)sent, drain(self->a, self->buf));
+	close(self->a);
+	self->a = -1;
+	t = now_ms();
+	while ((n = held_tcp(self->port)) && now_ms() - t < 10000)
+		usleep(20000);
+	EXPECT_EQ(0, n);
+	TH_LOG("released %.0f ms after the peer's close()", now_ms() - t);
+}
+
+/*
  * A peer that never reads: the orphan gives up 4 x stale_timeout_ms after
  * the last acknowledgment, resets the connection, counts it.
  */
