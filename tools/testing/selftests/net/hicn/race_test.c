@@ -26,9 +26,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
-#include <net/if.h>
 #include <netinet/in.h>
-#include <sys/ioctl.h>
 
 #include "hicn_test.h"
 #include "kselftest_harness.h"
@@ -189,73 +187,17 @@ static int stall_producer(void)
 	return p;
 }
 
-/* lo up, for 127.0.0.1 (a new network namespace has it down). */
-static int lo_up(void)
-{
-	struct ifreq ifr;
-	int fd, err;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
-	if (!err) {
-		ifr.ifr_flags |= IFF_UP;
-		err = ioctl(fd, SIOCSIFFLAGS, &ifr);
-	}
-	close(fd);
-	return err;
-}
-
-/* The route of stalled_producer(): HT_NAME/128 to the silent peer's face. */
-static struct in6_addr stall_name;
-static __u32 stall_face;
+/* The route of stalled_producer(): HT_NAME/128 to a silent peer. */
+static struct ht_silent stall;
 
 /*
- * A UDP socket on 127.0.0.1 that never answers, a listener and a face to
- * it, and a route of HT_NAME/128 (longer than the producer's claim, so it
- * decides) by that face: every interest for HT_NAME from here on leaves
+ * A route of HT_NAME/128 to a UDP peer on 127.0.0.1 that never answers
+ * (ht_silent_route()): every interest for HT_NAME from here on leaves
  * for the silent peer.  The peer's descriptor, or -1.
  */
 static int stall_route(void)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sin);
-	struct hcn_listener l = {};
-	struct hcn_face f = {};
-	__u32 lid = 0;
-	int peer;
-
-	if (lo_up())
-		return -1;
-	peer = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (peer < 0)
-		return -1;
-	if (bind(peer, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    getsockname(peer, (struct sockaddr *)&sin, &len))
-		goto fail;
-	l.family = AF_INET;
-	l.local.v4.s_addr = htonl(INADDR_LOOPBACK);
-	l.attrs = HCN_ATTR(HICN_A_LISTENER_LOCAL);
-	if (hcn_listener_add(&l, &lid))
-		goto fail;
-	f.listener_id = lid;
-	f.family = AF_INET;
-	f.remote.v4.s_addr = htonl(INADDR_LOOPBACK);
-	f.remote_port = ntohs(sin.sin_port);
-	f.attrs = HCN_ATTR(HICN_A_FACE_LISTENER_ID) |
-		  HCN_ATTR(HICN_A_FACE_REMOTE) | HCN_ATTR(HICN_A_FACE_REMOTE_PORT);
-	if (hcn_face_add(&f, &stall_face) ||
-	    hcn_pton(AF_HICN, HT_NAME, &stall_name) != 1 ||
-	    hcn_route_add(&stall_name, 128, stall_face, 0))
-		goto fail;
-	return peer;
-fail:
-	close(peer);
-	return -1;
+	return ht_silent_route(&stall, HT_NAME, 128) ? -1 : stall.peer;
 }
 
 /*
@@ -264,7 +206,7 @@ fail:
  */
 static int stall_end(void)
 {
-	return hcn_route_del(&stall_name, 128, stall_face);
+	return ht_silent_end(&stall);
 }
 
 /*
