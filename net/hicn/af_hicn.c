@@ -100,7 +100,9 @@ static int hicn_release(struct socket *sock)
 	hicn_pernet_unlink(hs);
 	if (hs->claim) {
 		hicn_nl_ns_event(hs, false);
-		hicn_claim_release(hicn_pernet(sock_net(sk)), hs->claim);
+		/* hicn_prod_release() left the highest version given out. */
+		hicn_claim_release(hicn_pernet(sock_net(sk)), hs->claim,
+				   hs->prod.ver_floor);
 		hs->claim = NULL;
 	}
 	sock_orphan(sk);
@@ -219,6 +221,7 @@ static int hicn_bind(struct socket *sock, struct sockaddr_unsized *uaddr,
 			goto out;
 		}
 		hs->claim = claim;
+		hicn_prod_claimed(hs, claim->floor);
 		hicn_pernet_set_name(hs, &name);
 		hicn_nl_ns_event(hs, true);
 		goto out;

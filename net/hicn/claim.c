@@ -9,6 +9,12 @@
  * remote interests reach the producer through the same longest-prefix
  * match, and removes it when the claim ends.
  *
+ * A claim's versions start above those of the claims that overlapped it
+ * before (ver_floor.c): the highest version a producer gave out is
+ * recorded when its claim ends, and the claim records its floor when it
+ * is made, so that a name and version mean one object in the netns,
+ * whichever producer published it.
+ *
  * Lock order: hicn_net.claim_lock (a mutex: claims are made and released
  * in process context) -> hicn_net.fib_lock.
  */
@@ -32,6 +38,10 @@ static bool hicn_prefix_overlap(const struct in6_addr *a, unsigned int alen,
  * @plen: its length in bits, 1..HICN_PREFIX_MAX
  * @face: the producer's face, which the claim and its FIB next hop hold
  *	a reference on
+ *
+ * The claim's @floor is the highest version given out under an
+ * overlapping namespace released before: its producer numbers versions
+ * above it (hicn_prod_claimed()).
  *
  * Return: the claim, or ERR_PTR(-EADDRINUSE) when another claim of the
  * namespace overlaps, ERR_PTR(-ENOSPC) when the FIB is full,
@@ -61,6 +71,7 @@ struct hicn_claim *hicn_claim(struct hicn_net *hn,
 	err = hicn_fib_add(hn, prefix, plen, face, 0);
 	if (err)
 		goto fail;
+	new->floor = hicn_floor_of(hn, prefix, plen);
 	list_add_tail(&new->node, &hn->claims);
 	hn->nr_claims++;
 	mutex_unlock(&hn->claim_lock);
@@ -78,12 +89,17 @@ fail:
  * hicn_claim_release() - end a claim made by hicn_claim()
  * @hn: the namespace's AF_HICN state
  * @c: the claim; freed
+ * @top: the highest version the claim's producer gave out, which the
+ *	claims that overlap it later start above
  */
-void hicn_claim_release(struct hicn_net *hn, struct hicn_claim *c)
+void hicn_claim_release(struct hicn_net *hn, struct hicn_claim *c, u32 top)
 {
 	mutex_lock(&hn->claim_lock);
 	list_del(&c->node);
 	hn->nr_claims--;
+	/* Nothing given out above @floor: the records it came from hold. */
+	if (top > c->floor)
+		hicn_floor_add(hn, &c->prefix, c->plen, top);
 	/*
 	 * Routes an administrator pointed at the face go too: the face
 	 * serves nothing any more.

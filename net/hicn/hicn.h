@@ -18,6 +18,8 @@
  *   wire.c      hICN's packet formats (pure: also built on the host)
  *   fib.c       FIB: longest prefix -> next hops, strategies
  *   claim.c     producers' claims of namespaces (adding FIB next hops)
+ *   ver_floor.c where versions start under a claim: what the released
+ *               claims of the namespace gave out
  *   pit.c       pending-interest table
  *   cs.c        content store
  *   object.c    published objects: the payload that segments point into
@@ -307,13 +309,20 @@ struct hicn_fib_entry {
  * @prefix: the namespace, host bits cleared
  * @plen: prefix length in bits
  * @face: the producer's application face (a reference)
+ * @floor: the highest version given out under an overlapping namespace
+ *	released before it (ver_floor.c): its versions start above; set
+ *	under hicn_net.claim_lock before the claim is returned, then constant
  */
 struct hicn_claim {
 	struct list_head	node;
 	struct in6_addr		prefix;
 	unsigned int		plen;
 	struct hicn_face	*face;
+	u32			floor;
 };
+
+/* Version floors of released namespaces a netns keeps (ver_floor.c). */
+#define HICN_FLOOR_MAX		1024
 
 /**
  * struct hicn_stats - forwarder counters of a netns, under their table's
@@ -374,9 +383,15 @@ struct hicn_stats {
  * @link_lock: protects @link_dead
  * @link_dead: the netns is going away: @link_work is not queued any more
  * @link_work: marks the UDP faces up or down (face_link.c)
- * @claim_lock: protects @claims, @nr_claims
+ * @claim_lock: protects @claims, @nr_claims, @floors, @nr_floors,
+ *	@floor_all
  * @claims: producers' claims (struct hicn_claim.node)
  * @nr_claims: length of @claims
+ * @floors: released namespaces and the highest version each gave out
+ *	(struct hicn_floor, ver_floor.c), oldest first
+ * @nr_floors: length of @floors, at most HICN_FLOOR_MAX (read without
+ *	the lock by hicn_stat)
+ * @floor_all: every claim's versions start above it (records folded)
  * @pit_lock: protects @pit, @pit_entries, @pit_gc_next and the PIT
  *	counters
  * @pit: pending-interest table
@@ -431,9 +446,12 @@ struct hicn_net {
 	bool			link_dead;
 	struct delayed_work	link_work;
 
-	struct mutex		claim_lock;	/* protects claims */
+	struct mutex		claim_lock;	/* protects claims, floors */
 	struct list_head	claims;
 	unsigned int		nr_claims;
+	struct list_head	floors;		/* protected by claim_lock */
+	unsigned int		nr_floors;	/* protected by claim_lock */
+	u32			floor_all;	/* protected by claim_lock */
 
 	spinlock_t		pit_lock;	/* protects pit */
 	struct hlist_head	pit[1 << HICN_PIT_BITS];
@@ -696,8 +714,9 @@ struct hicn_held {
  * @nheld: length of @held
  * @nversions: versions held
  * @user: the socket owner's producer memory, from the first publication
- * @ver_floor: the highest version given out under a name since released;
- *	a name published anew starts above it
+ * @ver_floor: the highest version given out under a name since released,
+ *	or under the namespace by the producers that claimed it before
+ *	(ver_floor.c); a name published anew starts above it
  * @seg_size: HICN_PACKET_SIZE
  * @expiry_ms: HICN_CONTENT_EXPIRY
  * @closing: the socket is closing; @work may not be armed any more
@@ -896,7 +915,14 @@ void hicn_udp_exit(void);
 struct hicn_claim *hicn_claim(struct hicn_net *hn,
 			      const struct in6_addr *prefix,
 			      unsigned int plen, struct hicn_face *face);
-void hicn_claim_release(struct hicn_net *hn, struct hicn_claim *c);
+void hicn_claim_release(struct hicn_net *hn, struct hicn_claim *c, u32 top);
+
+/* ver_floor.c */
+u32 hicn_floor_of(struct hicn_net *hn, const struct in6_addr *prefix,
+		  unsigned int plen);
+void hicn_floor_add(struct hicn_net *hn, const struct in6_addr *prefix,
+		    unsigned int plen, u32 top);
+void hicn_floor_flush(struct hicn_net *hn);
 
 /* pit.c */
 int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
@@ -940,6 +966,7 @@ void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d);
 /* producer.c */
 extern const struct hicn_face_ops hicn_prod_face_ops;
 int hicn_prod_init(struct hicn_sock *hs);
+void hicn_prod_claimed(struct hicn_sock *hs, u32 floor);
 void hicn_prod_release(struct hicn_sock *hs);
 int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len);
 __poll_t hicn_prod_poll(struct sock *sk);
@@ -1030,6 +1057,7 @@ enum hicn_stat_item {
 	HICN_STAT_PROD_HELD_STEPS,
 	HICN_STAT_PIT_GC_RUNS,
 	HICN_STAT_PIT_GC_STEPS,
+	HICN_STAT_FIB_FLOORS,
 	HICN_STAT_NUM
 };
 

@@ -314,6 +314,7 @@ static int __net_init hicn_net_init(struct net *net)
 	hicn_link_net_init(hn);
 	mutex_init(&hn->claim_lock);
 	INIT_LIST_HEAD(&hn->claims);
+	INIT_LIST_HEAD(&hn->floors);
 	spin_lock_init(&hn->pit_lock);
 	hash_init(hn->pit);
 	hash_init(hn->pit_users);
@@ -347,6 +348,7 @@ static void __net_exit hicn_net_exit(struct net *net)
 	hicn_link_net_exit(hn);
 	hicn_udp_net_exit(hn);
 	hicn_fib_flush(hn);
+	hicn_floor_flush(hn);
 	hicn_pit_flush(hn);
 	hicn_cs_flush(hn);
 	cancel_delayed_work_sync(&hn->gc);

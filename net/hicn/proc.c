@@ -120,6 +120,7 @@ static const char *const hicn_stat_names[HICN_STAT_NUM] = {
 	[HICN_STAT_PROD_HELD_STEPS]	= "prod_held_steps",
 	[HICN_STAT_PIT_GC_RUNS]		= "pit_gc_runs",
 	[HICN_STAT_PIT_GC_STEPS]	= "pit_gc_steps",
+	[HICN_STAT_FIB_FLOORS]		= "fib_floors",
 };
 
 /**
@@ -159,6 +160,7 @@ void hicn_stat_read(struct hicn_net *hn, u64 val[HICN_STAT_NUM])
 	val[HICN_STAT_CS_MAX_ENTRIES] = READ_ONCE(hn->cs_max_entries);
 	val[HICN_STAT_CS_MEM_MAX] = READ_ONCE(hn->cs_mem_max);
 	val[HICN_STAT_FIB_ENTRIES] = READ_ONCE(hn->fib_entries);
+	val[HICN_STAT_FIB_FLOORS] = READ_ONCE(hn->nr_floors);
 	val[HICN_STAT_FACES] = READ_ONCE(hn->nr_faces);
 	val[HICN_STAT_NO_ROUTE] = atomic64_read(&st->no_route);
 	val[HICN_STAT_INTERESTS] = atomic64_read(&st->interests);

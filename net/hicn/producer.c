@@ -21,9 +21,12 @@
  * hicn_pname) is charged the same way, and goes when the name's last
  * version expires; a name published again later continues above every
  * version the socket gave out under a released name (@ver_floor), so a
- * name's versions only increase.  PROD_REL keeps every version until it
- * expires (HICN_CONTENT_EXPIRY); PROD_UNREL keeps the newest version of a
- * name only.
+ * name's versions only increase.  They also start above every version the
+ * producers that claimed the namespace before gave out (ver_floor.c): a
+ * name and version mean one object in the netns, whichever producer
+ * published it.  PROD_REL keeps every version until it expires
+ * (HICN_CONTENT_EXPIRY); PROD_UNREL keeps the newest version of a name
+ * only.
  *
  * Lookups stay short however much the store holds: a hash of the names (an
  * rhashtable, which grows and shrinks with them) finds one in a few
@@ -700,7 +703,33 @@ static void hicn_prod_user_put(struct hicn_net *hn, struct hicn_prod_user *u)
 	mutex_unlock(&hn->lock);
 }
 
-/* The socket is closing: stop the work, drop every version. */
+/**
+ * hicn_prod_claimed() - the producer's bind() claimed its namespace
+ * @hs: the producer, lock_sock held
+ * @floor: the highest version given out under the namespace by the
+ *	producers that claimed it before (ver_floor.c)
+ *
+ * Every name's versions start above @floor, so a name and version never
+ * mean two objects, whichever producer published them.  An interest that
+ * reached the face between the claim's FIB next hop and this call, for a
+ * version at or below @floor, is held rather than refused: nothing is
+ * published before bind() returns, and it expires unanswered.
+ */
+void hicn_prod_claimed(struct hicn_sock *hs, u32 floor)
+{
+	struct hicn_prod *p = &hs->prod;
+
+	sock_owned_by_me(&hs->sk);
+	spin_lock_bh(&p->lock);
+	p->ver_floor = max(p->ver_floor, floor);
+	spin_unlock_bh(&p->lock);
+}
+
+/*
+ * The socket is closing: stop the work, drop every version.  @ver_floor
+ * ends as the highest version the socket gave out, which the claims of
+ * its namespace after it start above (hicn_claim_release()).
+ */
 void hicn_prod_release(struct hicn_sock *hs)
 {
 	struct hicn_prod *p = &hs->prod;
@@ -719,9 +748,11 @@ void hicn_prod_release(struct hicn_sock *hs)
 	lock_sock(&hs->sk);
 	spin_lock_bh(&p->lock);
 	/* No lookup uses the hash now (@closing): it goes whole below. */
-	list_for_each_entry(pn, &p->name_list, all)
+	list_for_each_entry(pn, &p->name_list, all) {
+		p->ver_floor = max(p->ver_floor, pn->last_ver);
 		list_for_each_entry_safe(obj, tmp, &pn->versions, node)
 			hicn_prod_unlink(hs, obj, &dropped);
+	}
 	list_splice_init(&p->name_list, &names);
 	list_splice_init(&p->held, &held);
 	hicn_prod_held_add(p, -(int)p->nheld);

@@ -458,9 +458,10 @@ struct hcn_counters {
 	__u64	prod_held, prod_lookups, prod_lookup_steps;
 	__u64	prod_expiry_steps, cons_scan_steps, prod_held_steps;
 	__u64	pit_gc_runs, pit_gc_steps;
+	__u64	fib_floors;
 };
 
-#define HCN_COUNTERS_NUM	32
+#define HCN_COUNTERS_NUM	33
 
 /**
  * hcn_counters_get() - the forwarder's counters

@@ -3,7 +3,8 @@
  * Helpers shared by the AF_HICN data-path selftests (transfer, version,
  * pit_cs, errno, timeout, cycles): names, producer and consumer set-up,
  * /proc/net/hicn_stat and net.hicn.* sysctls, struct hicn_info, random
- * payloads and a clock.
+ * payloads, a clock, and a route to a UDP peer that never answers (a
+ * stall without publishing a version again).
  *
  * Every test that publishes starts with hicn_enter_netns(): the harness
  * runs each test in its own child process, so each one gets a network
@@ -22,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 
@@ -268,6 +271,92 @@ static inline int ht_wait_task_sleeping(pid_t pid, pid_t tid, int timeout_ms)
 static inline int ht_wait_sleeping(pid_t tid, int timeout_ms)
 {
 	return ht_wait_task_sleeping(getpid(), tid, timeout_ms);
+}
+
+/* lo up, for 127.0.0.1 (a new network namespace has it down). */
+static inline int ht_lo_up(void)
+{
+	struct ifreq ifr;
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	err = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	if (!err) {
+		ifr.ifr_flags |= IFF_UP;
+		err = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	close(fd);
+	return err;
+}
+
+/* A route to a UDP peer that never answers (ht_silent_route()). */
+struct ht_silent {
+	int		peer;	/* the peer's socket, -1 before */
+	__u32		face;	/* the face to it */
+	struct in6_addr	prefix;
+	int		plen;
+};
+
+/*
+ * A UDP socket on 127.0.0.1 that never answers, a listener and a face to
+ * it, and a route of @addr/@plen by that face: from here on, every
+ * interest under @addr leaves for the silent peer (a route longer than a
+ * producer's claim decides) and goes unanswered, the consumer resending
+ * it at its RTO.  Nothing is published again: a name and version stay
+ * one object.  0, or -1 (@s->peer then -1).
+ */
+static inline int ht_silent_route(struct ht_silent *s, const char *addr,
+				  int plen)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sin);
+	struct hcn_listener l = {};
+	struct hcn_face f = {};
+	__u32 lid = 0;
+
+	s->peer = -1;
+	s->plen = plen;
+	if (ht_lo_up() || hcn_pton(AF_HICN, addr, &s->prefix) != 1)
+		return -1;
+	s->peer = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s->peer < 0)
+		return -1;
+	if (bind(s->peer, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    getsockname(s->peer, (struct sockaddr *)&sin, &len))
+		goto fail;
+	l.family = AF_INET;
+	l.local.v4.s_addr = htonl(INADDR_LOOPBACK);
+	l.attrs = HCN_ATTR(HICN_A_LISTENER_LOCAL);
+	if (hcn_listener_add(&l, &lid))
+		goto fail;
+	f.listener_id = lid;
+	f.family = AF_INET;
+	f.remote.v4.s_addr = htonl(INADDR_LOOPBACK);
+	f.remote_port = ntohs(sin.sin_port);
+	f.attrs = HCN_ATTR(HICN_A_FACE_LISTENER_ID) |
+		  HCN_ATTR(HICN_A_FACE_REMOTE) | HCN_ATTR(HICN_A_FACE_REMOTE_PORT);
+	if (hcn_face_add(&f, &s->face) ||
+	    hcn_route_add(&s->prefix, plen, s->face, 0))
+		goto fail;
+	return 0;
+fail:
+	close(s->peer);
+	s->peer = -1;
+	return -1;
+}
+
+/*
+ * The silence ends: without the route, the interests (the consumers'
+ * retransmissions) reach the producer again.  0 or -errno.
+ */
+static inline int ht_silent_end(struct ht_silent *s)
+{
+	return hcn_route_del(&s->prefix, s->plen, s->face);
 }
 
 /* Compare two buffers; the offset of the first difference, or -1. */

@@ -37,6 +37,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,65 +338,211 @@ TEST_F(mem, rcvbuf_bounds_queued)
 }
 
 #define SCAN_WINDOW	HICN_WINDOW_MAX
+#define SCAN_LEN	((size_t)(SCAN_WINDOW + 8) * HICN_PACKET_SIZE_MIN)
 #define SCAN_LIFETIME	2000	/* retransmissions within the tests' 60 s */
 #define HOLD_LIFETIME	20000	/* the whole window held at once, however slow */
+#define WAIT_MS		20000	/* for segment 0, however slow */
 
 /*
- * A window of 4096 interests that all go unanswered: the producer that
- * served segment 0 is gone (*@prod is closed), and the one that claimed
- * the namespace after it (the new *@prod) holds the interests for a
- * version it has not published.  Interests live @lifetime ms.  The
+ * A consumer of @name with a window of 4096 interests living @lifetime
+ * ms, which has read the first byte of the object (SCAN_LEN bytes in
+ * segments of HICN_PACKET_SIZE_MIN): its SO_RCVBUF leaves room for a few
+ * segments only, so no more interests go until window_open().  The
  * consumer, or -1.
  */
-static int held_window(int *prod, int lifetime)
+static int window_consumer(const char *name, int lifetime)
 {
-	size_t len = (size_t)(SCAN_WINDOW + 8) * HICN_PACKET_SIZE_MIN;
-	int c, rcvbuf = 64 << 20;
-	char *obj, byte;
+	struct pollfd pfd = { .events = POLLIN };
+	char byte;
+	int c;
 
-	obj = calloc(1, len);
-	if (!obj || ht_setint(*prod, HICN_PACKET_SIZE, HICN_PACKET_SIZE_MIN) ||
-	    ht_publish(*prod, HT_NAME, obj, len, 0) != (ssize_t)len)
-		return -1;
-	free(obj);
 	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
-	if (c < 0 || ht_setint(c, HICN_INTEREST_LIFETIME, lifetime) ||
+	if (c < 0)
+		return -1;
+	pfd.fd = c;
+	if (ht_setint(c, HICN_INTEREST_LIFETIME, lifetime) ||
 	    ht_setint(c, HICN_RETX_LIMIT, 4) ||
-	    ht_setint(c, HICN_WINDOW, SCAN_WINDOW))
+	    ht_setint(c, HICN_WINDOW, SCAN_WINDOW) ||
+	    setsockopt(c, SOL_SOCKET, SO_RCVBUF, &(int){ 1 }, sizeof(int)) ||
+	    ht_connect(c, name, 0) || poll(&pfd, 1, WAIT_MS) != 1 ||
+	    recv(c, &byte, 1, 0) != 1) {
+		close(c);
 		return -1;
-	/* A few segments only: no room for more until SO_RCVBUF grows. */
-	if (setsockopt(c, SOL_SOCKET, SO_RCVBUF, &(int){ 1 }, sizeof(int)) ||
-	    ht_connect(c, HT_NAME, 0) || recv(c, &byte, 1, 0) != 1)
-		return -1;
-	close(*prod);
-	*prod = ht_producer(PROD_REL);
-	if (*prod < 0 || setsockopt(c, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
-				    sizeof(rcvbuf)))
-		return -1;
-	/* The window fills; the new producer holds every interest. */
-	recv(c, &byte, 1, 0);
+	}
 	return c;
 }
 
+/* Room for the whole window: the consumer sends it.  0 or -1. */
+static int window_open(int c)
+{
+	int rcvbuf = 64 << 20;
+	char byte;
+
+	if (setsockopt(c, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		return -1;
+	recv(c, &byte, 1, 0);
+	return 0;
+}
+
+/* system() of a formatted command: 0 when it exited 0. */
+static int run(const char *fmt, ...)
+{
+	char cmd[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd) ? -1 : 0;
+}
+
+/* A producer in another network namespace, and our route to it. */
+struct remote {
+	int		prod;	/* the producer there, which keeps the netns */
+	__u32		face;	/* our UDP face to it */
+	struct in6_addr	prefix;	/* HT_NS/REMOTE_PLEN, by @face */
+};
+
+#define REMOTE_PLEN	120	/* HT_NAME and HT_NAME2, inside HT_NS/64 */
+#define REMOTE_HERE	"10.79.0.1"
+#define REMOTE_THERE	"10.79.0.2"
+
 /*
+ * The producer's side of remote_producer(), in the new netns: a producer
+ * of HT_NS that publishes SCAN_LEN bytes under each of @names, and a
+ * listener at REMOTE_THERE that makes a face for the interests it gets.
+ */
+static int remote_side(struct remote *r, const char *const *names, int n)
+{
+	struct hcn_listener l = { .family = AF_INET };
+	char *obj = calloc(1, SCAN_LEN);
+	int i, err = -1;
+
+	r->prod = ht_producer(PROD_REL);
+	if (!obj || r->prod < 0 ||
+	    ht_setint(r->prod, HICN_PACKET_SIZE, HICN_PACKET_SIZE_MIN))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (ht_publish(r->prod, names[i], obj, SCAN_LEN, 0) !=
+		    (ssize_t)SCAN_LEN)
+			goto out;
+	if (run("ip addr add %s/24 dev htb && ip link set htb up",
+		REMOTE_THERE) ||
+	    inet_pton(AF_INET, REMOTE_THERE, &l.local.v4) != 1)
+		goto out;
+	l.auto_faces = 1;
+	l.attrs = HCN_ATTR(HICN_A_LISTENER_LOCAL) |
+		  HCN_ATTR(HICN_A_LISTENER_AUTO_FACES);
+	err = hcn_listener_add(&l, NULL) ? -1 : 0;
+out:
+	free(obj);
+	return err;
+}
+
+/*
+ * Segment 0 from a producer that is not ours.  Every producer of a netns
+ * numbers its versions above those the producers of the namespace gave
+ * out before (version floors), so that a name and version are one object
+ * there: after a producer of this netns served version 1, no producer of
+ * it holds interests for version 1 again.  The producer that serves
+ * segment 0 is therefore in another netns, linked to ours by a veth pair
+ * (remote_side()), reached by a UDP face and a route of HT_NS/REMOTE_PLEN
+ * (longer than the fixture's claim, so it decides); remote_end() removes
+ * the route, and the fixture's producer, which has published nothing,
+ * holds every interest for the rest.  0 or -1.
+ */
+static int remote_producer(struct remote *r, const char *const *names, int n)
+{
+	struct hcn_listener l = { .family = AF_INET };
+	struct hcn_face f = { .family = AF_INET };
+	int here, there = -1, err = -1;
+	__u32 lid;
+	double end;
+
+	r->prod = -1;
+	here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (here < 0)
+		return -1;
+	if (unshare(CLONE_NEWNET))
+		goto out;
+	there = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (there < 0 || setns(here, CLONE_NEWNET) ||
+	    run("ip link add hta type veth peer name htb netns /proc/%d/fd/%d",
+		getpid(), there) ||
+	    run("ip addr add %s/24 dev hta && ip link set hta up",
+		REMOTE_HERE) ||
+	    setns(there, CLONE_NEWNET))
+		goto out;
+	err = remote_side(r, names, n);
+	if (setns(here, CLONE_NEWNET) || err)
+		goto fail;
+
+	/* Here: a face to the producer's listener, a route by it once up. */
+	err = -1;
+	if (inet_pton(AF_INET, REMOTE_HERE, &l.local.v4) != 1 ||
+	    inet_pton(AF_INET, REMOTE_THERE, &f.remote.v4) != 1 ||
+	    hcn_pton(AF_HICN, HT_NS, &r->prefix) != 1)
+		goto fail;
+	l.attrs = HCN_ATTR(HICN_A_LISTENER_LOCAL);
+	if (hcn_listener_add(&l, &lid))
+		goto fail;
+	f.listener_id = lid;
+	f.attrs = HCN_ATTR(HICN_A_FACE_LISTENER_ID) | HCN_ATTR(HICN_A_FACE_REMOTE);
+	if (hcn_face_add(&f, &r->face))
+		goto fail;
+	end = ht_ms() + WAIT_MS;
+	while (!hcn_face_get(r->face, &f) && !f.up && ht_ms() < end)
+		ht_sleep_ms(10);
+	if (!f.up || hcn_route_add(&r->prefix, REMOTE_PLEN, r->face, 0))
+		goto fail;
+	err = 0;
+	goto out;
+fail:
+	err = -1;
+	if (r->prod >= 0)
+		close(r->prod);
+	r->prod = -1;
+out:
+	if (there >= 0)
+		close(there);
+	close(here);
+	return err;
+}
+
+/* The route to the remote producer goes: ours holds what comes next. */
+static int remote_end(struct remote *r)
+{
+	return hcn_route_del(&r->prefix, REMOTE_PLEN, r->face);
+}
+
+/*
+ * A window of 4096 interests that all go unanswered: segment 0 came from
+ * remote_producer(), and the fixture's producer holds the rest (a UDP
+ * face would refuse most of a window sent at once: its queue is
+ * shorter), renewing them as the consumer resends them at their RTO.
  * Retransmitting that window must look at each slot about once per
  * resend, not walk the window once per resend (4096 * 4096 / 2 slots
  * under a lock that keeps bottom halves off), nor once each time a few
  * come due: on the debug kernel the window's sends spread over seconds,
  * and a walk per batch of due slots examined 521,031 slots for 10,437
  * resends.  Counted from before the window opens: there every round may
- * be over by the time held_window() returns.
+ * be over by the time window_open() returns.
  */
 TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
 {
 	long long s0 = ht_stat("cons_scan_steps"), steps, bound;
+	static const char *const names[] = { HT_NAME };
 	struct hicn_info hi;
+	struct remote r;
 	double end;
 	int c;
 
 	ASSERT_LE(0, s0);
-	c = held_window(&self->prod, SCAN_LIFETIME);
+	ASSERT_EQ(0, remote_producer(&r, names, 1));
+	c = window_consumer(HT_NAME, SCAN_LIFETIME);
 	ASSERT_LE(0, c);
+	ASSERT_EQ(0, remote_end(&r));
+	ASSERT_EQ(0, window_open(c));
 	ASSERT_EQ(0, ht_info(c, &hi));
 	ASSERT_LE(SCAN_WINDOW - 16, hi.hi_interests_sent);
 
@@ -414,12 +563,13 @@ TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
 	EXPECT_LE((long long)hi.hi_interests_retx, steps);
 	EXPECT_GE(bound, steps);
 	close(c);
+	close(r.prod);
 }
 
 /*
  * The producer holding those 4096 interests finds each new one among the
- * others by hash (renewals by retransmission take the same look-up): a few
- * comparisons each, not a walk over all of them (4096 * 4096 / 2 with
+ * others by hash (renewals by retransmission take the same look-up): a
+ * few comparisons each, not a walk over all of them (4096 * 4096 / 2 with
  * bottom halves off, and from softirq once faces to other hosts bring
  * interests).  The interests live long enough for the whole window to be
  * held at once however slowly the consumer sends it (the debug kernel on a
@@ -428,13 +578,18 @@ TEST_F_TIMEOUT(mem, retransmission_scan_bounded, 120)
 TEST_F_TIMEOUT(mem, held_interests_found_by_hash, 120)
 {
 	long long h0 = ht_stat("prod_held_steps"), steps, held = 0, v;
+	static const char *const names[] = { HT_NAME };
 	struct hicn_info hi;
+	struct remote r;
 	double end;
 	int c;
 
 	ASSERT_LE(0, h0);
-	c = held_window(&self->prod, HOLD_LIFETIME);
+	ASSERT_EQ(0, remote_producer(&r, names, 1));
+	c = window_consumer(HT_NAME, HOLD_LIFETIME);
 	ASSERT_LE(0, c);
+	ASSERT_EQ(0, remote_end(&r));
+	ASSERT_EQ(0, window_open(c));
 	end = ht_ms() + 30000;
 	do {
 		v = ht_stat("prod_held");
@@ -451,59 +606,33 @@ TEST_F_TIMEOUT(mem, held_interests_found_by_hash, 120)
 	EXPECT_LE(SCAN_WINDOW / 2, steps);	/* counted */
 	EXPECT_GE(8LL * (long long)hi.hi_interests_sent, steps);
 	close(c);
+	close(r.prod);
 }
 
 #define HELD_MAX	4096	/* per producer (hicn-api.rst, held interests) */
 
-/* A consumer of @name whose window is open and whose reads wait. */
-static int held_consumer(struct __test_metadata *_metadata, int prod,
-			 const char *name, char *obj, size_t len)
-{
-	char byte;
-	int c;
-
-	ASSERT_EQ((ssize_t)len, ht_publish(prod, name, obj, len, 0));
-	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
-	ASSERT_LE(0, c);
-	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, HOLD_LIFETIME));
-	ASSERT_EQ(0, ht_setint(c, HICN_WINDOW, SCAN_WINDOW));
-	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVBUF, &(int){ 1 },
-				sizeof(int)));
-	ASSERT_EQ(0, ht_connect(c, name, 0));
-	ASSERT_EQ(1, recv(c, &byte, 1, 0));
-	return c;
-}
-
 /*
  * Two windows of 4096 unanswered interests at one producer (as in
- * held_window(), for two names): it holds HELD_MAX of them at most, the
- * oldest going first, never all 8192.
+ * held_interests_found_by_hash, for two names): it holds HELD_MAX of them
+ * at most, the oldest going first, never all 8192.
  */
 TEST_F_TIMEOUT(mem, held_interests_capped, 120)
 {
-	size_t len = (size_t)(SCAN_WINDOW + 8) * HICN_PACKET_SIZE_MIN;
-	const char *names[2] = { HT_NAME, "b001:a:b:c::2" };
+	static const char *const names[2] = { HT_NAME, HT_NAME2 };
 	long long held = 0, v, sent;
-	int c[2], i, rcvbuf = 64 << 20;
 	struct hicn_info hi;
-	char *obj, byte;
+	struct remote r;
 	double end;
+	int c[2], i;
 
-	obj = calloc(1, len);
-	ASSERT_NE(NULL, obj);
-	ASSERT_EQ(0, ht_setint(self->prod, HICN_PACKET_SIZE,
-			       HICN_PACKET_SIZE_MIN));
-	for (i = 0; i < 2; i++)
-		c[i] = held_consumer(_metadata, self->prod, names[i], obj, len);
-	free(obj);
-	close(self->prod);
-	self->prod = ht_producer(PROD_REL);
-	ASSERT_LE(0, self->prod);
+	ASSERT_EQ(0, remote_producer(&r, names, 2));
 	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(0, setsockopt(c[i], SOL_SOCKET, SO_RCVBUFFORCE,
-					&rcvbuf, sizeof(rcvbuf)));
-		recv(c[i], &byte, 1, 0);
+		c[i] = window_consumer(names[i], HOLD_LIFETIME);
+		ASSERT_LE(0, c[i]);
 	}
+	ASSERT_EQ(0, remote_end(&r));
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, window_open(c[i]));
 	end = ht_ms() + 30000;
 	do {
 		v = ht_stat("prod_held");
@@ -523,6 +652,7 @@ TEST_F_TIMEOUT(mem, held_interests_capped, 120)
 	EXPECT_LE(HELD_MAX - 64, v);
 	for (i = 0; i < 2; i++)
 		close(c[i]);
+	close(r.prod);
 }
 
 #define PIT_N		2500

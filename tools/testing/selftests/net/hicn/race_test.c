@@ -5,8 +5,10 @@
  * forwarder refuses an interest.
  *
  * A fetch stalls part-way only when a segment's interest is aggregated
- * onto a PIT entry nobody will answer; stalled_consumer() builds one with
- * three producers in turn (see there).  A call that would block for ever
+ * onto a PIT entry nobody will answer; stalled_producer() builds one with
+ * a route that sends the name's interests to a UDP peer that never
+ * answers (see there), never by publishing a version number again (a
+ * name and version mean one object, issue 12).  A call that would block for ever
  * on a broken kernel is bounded by an alarm whose handler has no
  * SA_RESTART: the call then fails with EINTR, which the test reports.
  */
@@ -185,19 +187,44 @@ static int stall_producer(void)
 	return p;
 }
 
+/* The route of stalled_producer(): HT_NAME/128 to a silent peer. */
+static struct ht_silent stall;
+
+/*
+ * A route of HT_NAME/128 to a UDP peer on 127.0.0.1 that never answers
+ * (ht_silent_route()): every interest for HT_NAME from here on leaves
+ * for the silent peer.  The peer's descriptor, or -1.
+ */
+static int stall_route(void)
+{
+	return ht_silent_route(&stall, HT_NAME, 128) ? -1 : stall.peer;
+}
+
+/*
+ * The stall ends: without the route, HT_NAME's interests (a consumer's
+ * retransmissions) reach the producer again.
+ */
+static int stall_end(void)
+{
+	return ht_silent_end(&stall);
+}
+
 /*
  * Leave a PIT entry for segment 1 of version 1 of HT_NAME that nobody will
- * answer, and a producer (returned) that publishes version 1 of it: a
- * fetch of that object gets segment 0 and then stalls on segment 1 for
- * *@other's LONG_MS lifetime.
+ * answer, and the producer (returned) that published version 1 of it: a
+ * fetch of version 1 by number gets segment 0 from the content store and
+ * then stalls on segment 1 for *@other's LONG_MS lifetime (a fetch of the
+ * newest version would not: answers to "newest" are never cached, and
+ * its interest would go to the silent peer as well).
  *
- * *@other, a stream consumer with a window of one, gets segment 0 from a
- * first producer, which closes; reading segment 0 sends the interest for
- * segment 1, which a second producer (a version 1 not published yet) holds
- * and drops when it closes; the PIT entry stays.  A third producer
- * publishes version 1 again.  Returns -1 on a set-up failure.
+ * *@other, a stream consumer with a window of one, fetches version 1 by
+ * number: the producer answers segment 0, which the content store keeps.
+ * Then stall_route() sends the name's interests to a UDP peer (*@peer,
+ * the test's) that never answers; reading segment 0 sends the interest
+ * for segment 1 there, and its PIT entry stays.  No version number is
+ * published twice.  Returns -1 on a set-up failure.
  */
-static int stalled_producer(int *other)
+static int stalled_producer(int *other, int *peer)
 {
 	char seg[STALL_PKT];
 	int p, b;
@@ -209,29 +236,33 @@ static int stalled_producer(int *other)
 	b = patient(socket(hcn_family(), SOCK_CONS, CONS_REL));
 	if (b < 0 || ht_setint(b, HICN_WINDOW, 1) ||
 	    ht_publish(p, HT_NAME, stall_obj, STALL_LEN, 0) != STALL_LEN ||
-	    ht_connect(b, HT_NAME, 0))
-		return -1;
-	close(p);
-	p = stall_producer();
-	if (p < 0 || recv(b, seg, sizeof(seg), 0) != STALL_PKT ||
-	    ht_stat("pit_entries") != 1)
-		return -1;
-	close(p);
-	p = stall_producer();
-	if (p < 0 || ht_publish(p, HT_NAME, stall_obj, STALL_LEN, 0) != STALL_LEN)
-		return -1;
+	    ht_connect(b, HT_NAME, 1))
+		goto fail;
+	*peer = stall_route();
+	if (*peer < 0)
+		goto fail;
+	if (recv(b, seg, sizeof(seg), 0) != STALL_PKT ||
+	    ht_stat("pit_entries") != 1 || ht_stat("cs_entries") != 1) {
+		close(*peer);
+		goto fail;
+	}
 	*other = b;
 	return p;
+fail:
+	if (b >= 0)
+		close(b);
+	close(p);
+	return -1;
 }
 
 /* MSG_DONTWAIT holds once part of a datagram was copied: EAGAIN. */
 TEST_F_TIMEOUT(race, dontwait_after_partial_copy, 120)
 {
-	int b = -1, c;
+	int b = -1, peer = -1, c;
 
-	self->prod = stalled_producer(&b);
+	self->prod = stalled_producer(&b, &peer);
 	ASSERT_LE(0, self->prod);
-	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 1));
 	ASSERT_LE(0, c);
 	alarm(GUARD_S);
 	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), MSG_DONTWAIT));
@@ -242,17 +273,18 @@ TEST_F_TIMEOUT(race, dontwait_after_partial_copy, 120)
 	EXPECT_EQ(EAGAIN, errno) TH_LOG("recv: %s", strerror(errno));
 	close(c);
 	close(b);
+	close(peer);
 }
 
 /* SO_RCVTIMEO holds once part of a datagram was copied: EAGAIN. */
 TEST_F_TIMEOUT(race, rcvtimeo_after_partial_copy, 120)
 {
 	struct timeval tv = { .tv_usec = 200000 };
-	int b = -1, c;
+	int b = -1, peer = -1, c;
 
-	self->prod = stalled_producer(&b);
+	self->prod = stalled_producer(&b, &peer);
 	ASSERT_LE(0, self->prod);
-	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 1));
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
 	alarm(GUARD_S);
@@ -260,20 +292,21 @@ TEST_F_TIMEOUT(race, rcvtimeo_after_partial_copy, 120)
 	EXPECT_EQ(EAGAIN, errno) TH_LOG("recv: %s", strerror(errno));
 	close(c);
 	close(b);
+	close(peer);
 }
 
 /* The same in stream mode: the bytes copied so far, then EAGAIN. */
 TEST_F_TIMEOUT(race, rcvtimeo_stream_after_partial_copy, 120)
 {
 	struct timeval tv = { .tv_usec = 200000 };
-	int b = -1, c;
+	int b = -1, peer = -1, c;
 
-	self->prod = stalled_producer(&b);
+	self->prod = stalled_producer(&b, &peer);
 	ASSERT_LE(0, self->prod);
 	c = patient(socket(hcn_family(), SOCK_CONS, CONS_REL));
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
-	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 1));
 	alarm(GUARD_S);
 	ASSERT_EQ(STALL_PKT, recv(c, self->buf, sizeof(self->buf), MSG_WAITALL))
 		TH_LOG("recv: %s", strerror(errno));
@@ -283,6 +316,7 @@ TEST_F_TIMEOUT(race, rcvtimeo_stream_after_partial_copy, 120)
 	EXPECT_EQ(EAGAIN, errno) TH_LOG("recv: %s", strerror(errno));
 	close(c);
 	close(b);
+	close(peer);
 }
 
 /* After the end of the object, read() returns 0 again: no second fetch. */
@@ -385,22 +419,28 @@ TEST_F_TIMEOUT(race, two_readers_whole_objects, 120)
 
 /*
  * A second reader comes while the first one sleeps part-way through an
- * object (segment 1 stalled until the consumer retransmits it): each
+ * object (segment 1 stalled until the route to the silent peer goes and
+ * the consumer retransmits it): each
  * still gets the whole object, never the first one a prefix and the
  * second the rest.
  */
 TEST_F_TIMEOUT(race, two_readers_while_one_sleeps, 120)
 {
 	struct reader r[2];
-	int b = -1, c, i;
+	int b = -1, peer = -1, c, i;
 	pthread_t th[2];
 
-	self->prod = stalled_producer(&b);
+	self->prod = stalled_producer(&b, &peer);
 	ASSERT_LE(0, self->prod);
-	c = ht_consumer(CONS_REL, HT_NAME, 0);
+	c = ht_consumer(CONS_REL, HT_NAME, 1);
 	ASSERT_LE(0, c);
-	/* Its retransmission of segment 1 is answered: the stall ends. */
+	/*
+	 * Its retransmissions of segment 1 go to the silent peer until both
+	 * readers sleep and stall_end() removes the route; the next one is
+	 * answered by the producer: the stall ends.
+	 */
 	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 3000));
+	ASSERT_EQ(0, ht_setint(c, HICN_RETX_LIMIT, 10));
 	for (i = 0; i < 2; i++) {
 		memset(&r[i], 0, sizeof(r[i]));
 		r[i].fd = c;
@@ -411,6 +451,7 @@ TEST_F_TIMEOUT(race, two_readers_while_one_sleeps, 120)
 			sched_yield();
 		ASSERT_EQ(1, wait_sleeping(r[i].tid));
 	}
+	ASSERT_EQ(0, stall_end());
 	for (i = 0; i < 2; i++) {
 		pthread_join(th[i], NULL);
 		EXPECT_EQ(STALL_LEN, r[i].ret)
@@ -422,6 +463,7 @@ TEST_F_TIMEOUT(race, two_readers_while_one_sleeps, 120)
 	}
 	close(c);
 	close(b);
+	close(peer);
 }
 
 /* HICN_CONTENT_EXPIRY takes every __u32 it documents. */
@@ -501,7 +543,7 @@ TEST_F_TIMEOUT(race, pit_full_enobufs, 120)
 	ASSERT_EQ(0, ht_connect(waiting, HT_NAME2, 0));
 	ASSERT_EQ(1, ht_stat("pit_entries"));
 
-	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 1));
 	ASSERT_LE(0, c);
 	alarm(GUARD_S);
 	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
@@ -573,7 +615,7 @@ TEST_F_TIMEOUT(race, pit_alloc_failure_enomem, 120)
 	ASSERT_EQ(sizeof(obj), ht_publish(self->prod, HT_NAME, obj, sizeof(obj), 0));
 
 	ASSERT_EQ(0, fail_function("hicn_pit_insert", ENOMEM));
-	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 1));
 	ASSERT_LE(0, c);
 	alarm(GUARD_S);
 	EXPECT_EQ(-1, recv(c, self->buf, sizeof(self->buf), 0));
@@ -609,7 +651,7 @@ TEST_F_TIMEOUT(race, subscriber_asks_next_at_once, 120)
 	ht_fill(obj, sizeof(obj), 5);
 	self->prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, self->prod);
-	c = patient(ht_consumer(CONS_REL, HT_NAME, 0));
+	c = patient(ht_consumer(CONS_REL, HT_NAME, 1));
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
 	for (v = 1; v <= 3; v++) {

@@ -8,6 +8,14 @@
  *   (datagram and stream mode); N above the newest waits until it is
  *   published.
  * - PROD_UNREL keeps only the newest version: an older one is ENOENT.
+ * - A name and version mean one object in the netns, whichever producer
+ *   published it (issue 12): a producer that claims the namespace after
+ *   another one released it (the same prefix, a longer one inside it or a
+ *   shorter one around it) numbers above every version the first gave
+ *   out, and an older version is ENOENT, never its object.  The records
+ *   of released namespaces (hicn_stat fib_floors) are bounded: one per
+ *   namespace claimed again and again, at most HICN_FLOOR_MAX in all, and
+ *   versions still never repeat beyond that.
  * - HICN_CONTENT_EXPIRY: once a version has expired, fetching it is ENOENT
  *   (even when the content store saw it), and the newest-version question
  *   waits and times out; the producer holds nothing any more.
@@ -88,6 +96,21 @@ static int fetch_v(int protocol, const char *addr, __u32 ver, __u32 *got)
 	return 0;
 }
 
+/* A PROD_REL producer of @prefix/@plen, or -1. */
+static int producer_of(const char *prefix, int plen)
+{
+	struct sockaddr_hicn ns = ht_name(prefix, plen, 0);
+	int fd = socket(hcn_family(), SOCK_PROD, PROD_REL);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&ns, sizeof(ns))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A consumer bound to HT_NAME with a short lifetime and no retransmission. */
 static int short_consumer(int ms)
 {
@@ -117,7 +140,8 @@ FIXTURE_SETUP(ver)
 
 FIXTURE_TEARDOWN(ver)
 {
-	close(self->prod);
+	if (self->prod >= 0)
+		close(self->prod);
 }
 
 TEST_F(ver, numbered_per_name)
@@ -186,6 +210,170 @@ TEST_F(ver, stream_mode_specific_version)
 	ASSERT_EQ(0, ht_info(c, &hi));
 	EXPECT_EQ(2, hi.hi_last_version);
 	close(c);
+}
+
+/*
+ * Producer A publishes HT_NAME three times and closes; B claims
+ * @prefix/@plen (overlapping A's namespace) and publishes it: version 4,
+ * not 1 again, and a fetch of version 1 is ENOENT rather than B's object.
+ * B's producer, or -1 after a failed check (logged).
+ */
+static int claim_after(struct __test_metadata *_metadata, int a,
+		       const char *prefix, int plen)
+{
+	__u32 got = 0;
+	int b, v;
+
+	for (v = 1; v <= 3; v++)
+		if (publish_v(a, HT_NAME, v) != v)
+			return -1;
+	close(a);
+	b = producer_of(prefix, plen);
+	if (b < 0)
+		return -1;
+	EXPECT_EQ(4, publish_v(b, HT_NAME, 4));
+	/* Every name of the namespace: another one starts above 3 too. */
+	EXPECT_EQ(4, publish_v(b, HT_NAME2, 4));
+	EXPECT_EQ(-1, fetch_v(CONS_REL, HT_NAME, 1, &got))
+		TH_LOG("version 1 fetched: version %u's payload", got);
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, fetch_v(CONS_REL, HT_NAME, 4, &got)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(4, got);
+	EXPECT_EQ(1, ht_stat("fib_floors"));
+	return b;
+}
+
+/* The same namespace claimed again: versions go on from the first one's. */
+TEST_F(ver, floor_same_namespace)
+{
+	int b = claim_after(_metadata, self->prod, HT_NS, HT_NS_LEN);
+
+	self->prod = -1;
+	ASSERT_LE(0, b);
+	/* B's claim holds: the record is A's until B releases it. */
+	close(b);
+	EXPECT_EQ(1, ht_stat("fib_floors"));
+	b = producer_of(HT_NS, HT_NS_LEN);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(5, publish_v(b, HT_NAME, 5));
+	close(b);
+}
+
+/* A longer prefix inside the released namespace. */
+TEST_F(ver, floor_longer_prefix_inside)
+{
+	int b = claim_after(_metadata, self->prod, HT_NS, HT_NS_LEN + 16);
+
+	self->prod = -1;
+	ASSERT_LE(0, b);
+	close(b);
+	/* A's /64 and B's /80 (inside it, not containing it): two records. */
+	EXPECT_EQ(2, ht_stat("fib_floors"));
+	b = producer_of(HT_NS, HT_NS_LEN);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(5, publish_v(b, HT_NAME, 5));
+	close(b);
+	/* The /64 released above both: it replaces them. */
+	EXPECT_EQ(1, ht_stat("fib_floors"));
+}
+
+/* A shorter prefix around the released namespace. */
+TEST_F(ver, floor_shorter_prefix_around)
+{
+	int b = claim_after(_metadata, self->prod, HT_NS, HT_NS_LEN - 16);
+
+	self->prod = -1;
+	ASSERT_LE(0, b);
+	close(b);
+	/* B's /48 contains A's /64: one record. */
+	EXPECT_EQ(1, ht_stat("fib_floors"));
+	b = producer_of(HT_NS, HT_NS_LEN);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(5, publish_v(b, HT_NAME, 5));
+	close(b);
+}
+
+/* A namespace outside the released one numbers from 1. */
+TEST_F(ver, floor_other_namespace_unaffected)
+{
+	int b;
+
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(2, publish_v(self->prod, HT_NAME, 2));
+	close(self->prod);
+	self->prod = -1;
+	b = producer_of("b001:a:b:d::", HT_NS_LEN);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(1, publish_v(b, HT_OUTSIDE, 1));
+	close(b);
+}
+
+/* Claimed and released again and again: one record, versions go on. */
+TEST_F(ver, floor_one_record_per_namespace)
+{
+	int i, p;
+
+	close(self->prod);
+	self->prod = -1;
+	for (i = 1; i <= 100; i++) {
+		p = producer_of(HT_NS, HT_NS_LEN);
+		ASSERT_LE(0, p);
+		/* Every third claim publishes nothing. */
+		if (i % 3)
+			ASSERT_EQ(i - i / 3, publish_v(p, HT_NAME, 1));
+		close(p);
+		ASSERT_EQ(1, ht_stat("fib_floors")) TH_LOG("claim %d", i);
+	}
+}
+
+/* hicn.h's HICN_FLOOR_MAX: records of released namespaces a netns keeps. */
+#define FLOOR_MAX	1024
+#define FLOOR_CLAIMS	(FLOOR_MAX + 16)
+
+/* Prefix @i of FLOOR_CLAIMS distinct, disjoint namespaces. */
+static const char *floor_prefix(int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "b002:0:%x:%x::", i >> 8, i & 0xff);
+	return buf;
+}
+
+/*
+ * More released namespaces than the records kept: the count stays at the
+ * maximum, and a namespace claimed again, its record kept or folded into
+ * the netns's floor, still numbers above what it gave out.
+ */
+TEST_F_TIMEOUT(ver, floors_bounded, 300)
+{
+	static const int again[] = { 0, 1, 15, 16, 17, FLOOR_CLAIMS / 2,
+				     FLOOR_CLAIMS - 1 };
+	static int top[FLOOR_CLAIMS];
+	char ns[48], name[64];
+	unsigned int k;
+	int i, p, v;
+
+	close(self->prod);
+	self->prod = -1;
+	for (i = 0; i < FLOOR_CLAIMS; i++) {
+		floor_prefix(i, ns, sizeof(ns));
+		snprintf(name, sizeof(name), "%s1", ns);
+		p = producer_of(ns, HT_NS_LEN);
+		ASSERT_LE(0, p) TH_LOG("claim %d: %s", i, strerror(errno));
+		top[i] = publish_v(p, name, 1);
+		ASSERT_LE(1, top[i]) TH_LOG("claim %d", i);
+		close(p);
+	}
+	EXPECT_EQ(FLOOR_MAX, ht_stat("fib_floors"));
+	for (k = 0; k < ARRAY_SIZE(again); k++) {
+		i = again[k];
+		floor_prefix(i, ns, sizeof(ns));
+		snprintf(name, sizeof(name), "%s1", ns);
+		p = producer_of(ns, HT_NS_LEN);
+		ASSERT_LE(0, p);
+		v = publish_v(p, name, 1);
+		EXPECT_LT(top[i], v) TH_LOG("namespace %d: version %d again", i, v);
+		close(p);
+	}
+	EXPECT_EQ(FLOOR_MAX, ht_stat("fib_floors"));
 }
 
 /* PROD_UNREL keeps only the newest version of each name. */
@@ -450,15 +638,15 @@ static int read_version(int c, int ms)
 }
 
 /*
- * A subscription never goes back.  A producer that claims the namespace
- * after another numbers from 1 again (hicn(7) BUGS); a subscriber that
- * read version 3 of the first one and subscribes anew (connect()) hears
- * from its PROBE that 1 is the newest, yet reads neither 2 nor 3 of the
- * second producer: 4 is the next it returns.  Another name starts afresh.
+ * A subscription goes on across producers.  A producer that claims the
+ * namespace after another numbers above it: a subscriber that read
+ * version 3 of the first one and subscribes anew (connect()) waits, and
+ * reads 4, the second producer's first version of the name.  Another name
+ * of the namespace starts above 3 as well.
  */
-TEST_F(ver, subscribe_never_goes_back)
+TEST_F(ver, subscribe_across_producers)
 {
-	int c = socket(hcn_family(), SOCK_CONS, CONS_REL), v;
+	int c = socket(hcn_family(), SOCK_CONS, CONS_REL);
 
 	ASSERT_LE(0, c);
 	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
@@ -471,20 +659,15 @@ TEST_F(ver, subscribe_never_goes_back)
 	close(self->prod);
 	self->prod = ht_producer(PROD_REL);
 	ASSERT_LE(0, self->prod);
-	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
 	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
-	for (v = 2; v <= 3; v++) {
-		ASSERT_EQ(v, publish_v(self->prod, HT_NAME, v));
-		EXPECT_EQ(-1, read_version(c, 300))
-			TH_LOG("version %d read after version 3", v);
-		EXPECT_EQ(EAGAIN, errno);
-	}
+	EXPECT_EQ(-1, read_version(c, 300)) TH_LOG("read before a publication");
+	EXPECT_EQ(EAGAIN, errno);
 	ASSERT_EQ(4, publish_v(self->prod, HT_NAME, 4));
 	EXPECT_EQ(4, read_version(c, 5000)) TH_LOG("recv: %s", strerror(errno));
 
 	ASSERT_EQ(0, ht_connect(c, HT_NAME2, 0));
-	ASSERT_EQ(1, publish_v(self->prod, HT_NAME2, 1));
-	EXPECT_EQ(1, read_version(c, 5000)) TH_LOG("recv: %s", strerror(errno));
+	ASSERT_EQ(4, publish_v(self->prod, HT_NAME2, 4));
+	EXPECT_EQ(4, read_version(c, 5000)) TH_LOG("recv: %s", strerror(errno));
 	close(c);
 }
 
