@@ -61,10 +61,10 @@ static inline int ht_enter_netns(void)
 	return unshare(CLONE_NEWNET);
 }
 
-/* A producer of @protocol bound to HT_NS/HT_NS_LEN, or -1. */
-static inline int ht_producer(int protocol)
+/* A producer of @protocol bound to @prefix/@plen, or -1. */
+static inline int ht_producer_of(int protocol, const char *prefix, int plen)
 {
-	struct sockaddr_hicn ns = ht_name(HT_NS, HT_NS_LEN, 0);
+	struct sockaddr_hicn ns = ht_name(prefix, plen, 0);
 	int fd = socket(hcn_family(), SOCK_PROD, protocol);
 
 	if (fd < 0)
@@ -74,6 +74,12 @@ static inline int ht_producer(int protocol)
 		return -1;
 	}
 	return fd;
+}
+
+/* A producer of @protocol bound to HT_NS/HT_NS_LEN, or -1. */
+static inline int ht_producer(int protocol)
+{
+	return ht_producer_of(protocol, HT_NS, HT_NS_LEN);
 }
 
 /* Publish @len bytes under @addr: sendto()'s return value. */

@@ -99,16 +99,7 @@ static int fetch_v(int protocol, const char *addr, __u32 ver, __u32 *got)
 /* A PROD_REL producer of @prefix/@plen, or -1. */
 static int producer_of(const char *prefix, int plen)
 {
-	struct sockaddr_hicn ns = ht_name(prefix, plen, 0);
-	int fd = socket(hcn_family(), SOCK_PROD, PROD_REL);
-
-	if (fd < 0)
-		return -1;
-	if (bind(fd, (struct sockaddr *)&ns, sizeof(ns))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return ht_producer_of(PROD_REL, prefix, plen);
 }
 
 /* A consumer bound to HT_NAME with a short lifetime and no retransmission. */
