@@ -424,6 +424,7 @@ hicn_udp_face_new(struct hicn_net *hn, struct hicn_udp_listener *l,
 		hn->nr_udp_auto++;
 	if (!READ_ONCE(face->up))
 		hicn_link_recheck(l->net);
+	hicn_nl_face_event(face, HICN_CMD_FACE_ADDED);
 	return uf;
 }
 
@@ -447,6 +448,7 @@ static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
 		hn->nr_udp_auto--;
 	hicn_face_detach_locked(uf->face);
 	hicn_fib_del_face(hn, uf->face);
+	hicn_nl_face_event(uf->face, HICN_CMD_FACE_DELETED);
 	skb_queue_purge(&uf->txq);
 	hicn_face_put(uf->face);
 }
@@ -455,6 +457,8 @@ static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
  * hicn_udp_link_update() - mark each UDP face up or down by whether its
  *	peer is reachable (face_link.c; hicn_net.lock held)
  * @hn: the netns's AF_HICN state
+ *
+ * A face that changes is an event (face-up, face-down).
  *
  * Return: true when a face is down.
  */
@@ -472,8 +476,13 @@ bool hicn_udp_link_update(struct hicn_net *hn)
 		for (b = 0; b < ARRAY_SIZE(l->faces); b++) {
 			hlist_for_each_entry(uf, &l->faces[b], hnode) {
 				up = hicn_link_reachable(l->net, &uf->remote);
-				WRITE_ONCE(uf->face->up, up);
 				any_down |= !up;
+				if (up == READ_ONCE(uf->face->up))
+					continue;
+				WRITE_ONCE(uf->face->up, up);
+				hicn_nl_face_event(uf->face, up ?
+						   HICN_CMD_FACE_UP :
+						   HICN_CMD_FACE_DOWN);
 			}
 		}
 	}

@@ -25,7 +25,13 @@
  * path reads them locklessly from any context; an entry holds a reference
  * on each next hop's face and drops them after a grace period.
  *
- * Lock order: hicn_net.fib_lock (BH off) is a leaf.
+ * Each next hop added or removed is a netlink event (route-added,
+ * route-deleted: hicn_nl_route_event()), sent under fib_lock so that
+ * listeners see the changes in their order; hicn_fib_flush() (the netns
+ * going away, no listener left) sends none.
+ *
+ * Lock order: hicn_net.fib_lock (BH off) -> netlink's broadcast (no lock
+ * of ours).
  */
 
 #include <linux/jhash.h>
@@ -173,6 +179,7 @@ int hicn_fib_add(struct hicn_net *hn, const struct in6_addr *prefix,
 			e->nh[e->nnh].cost = cost;
 			e->nnh++;
 			hicn_fib_replace(hn, old, e);
+			hicn_nl_route_event(e, e->nnh - 1, true);
 		}
 	}
 	spin_unlock_bh(&hn->fib_lock);
@@ -194,8 +201,19 @@ static int hicn_fib_del_nh(struct hicn_net *hn, struct hicn_fib_entry *old,
 		memmove(&e->nh[i], &e->nh[i + 1],
 			(e->nnh - i) * sizeof(e->nh[0]));
 	}
+	hicn_nl_route_event(old, i, false);
 	hicn_fib_replace(hn, old, e);
 	return 0;
+}
+
+/* Take @e out whole (fib_lock held), each next hop an event. */
+static void hicn_fib_del_entry(struct hicn_net *hn, struct hicn_fib_entry *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < e->nnh; i++)
+		hicn_nl_route_event(e, i, false);
+	hicn_fib_replace(hn, e, NULL);
 }
 
 /**
@@ -338,7 +356,7 @@ void hicn_fib_del_face(struct hicn_net *hn, struct hicn_face *face)
 			i = hicn_fib_nh_index(e, face);
 			/* Without memory, take the whole entry out. */
 			if (i >= 0 && hicn_fib_del_nh(hn, e, i))
-				hicn_fib_replace(hn, e, NULL);
+				hicn_fib_del_entry(hn, e);
 		}
 	}
 	spin_unlock_bh(&hn->fib_lock);

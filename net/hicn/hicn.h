@@ -1065,9 +1065,12 @@ void hicn_stat_read(struct hicn_net *hn, u64 val[HICN_STAT_NUM]);
 int hicn_proc_init_net(struct net *net);
 void hicn_proc_exit_net(struct net *net);
 
-/* netlink.c, netlink_route.c */
+/* netlink.c, netlink_face.c, netlink_route.c */
 int hicn_netlink_init(void);
 void hicn_netlink_exit(void);
 void hicn_nl_ns_event(struct hicn_sock *hs, bool claimed);
+void hicn_nl_face_event(struct hicn_face *face, u8 cmd);
+void hicn_nl_route_event(const struct hicn_fib_entry *e, unsigned int i,
+			 bool added);
 
 #endif /* _NET_HICN_HICN_H */

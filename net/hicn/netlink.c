@@ -19,8 +19,11 @@
  *               same ranges, errno and ceiling (pernet.c)
  *   counters    the lines of /proc/net/hicn_stat
  *   faces, routes, strategies: netlink_route.c
- *   events      namespace claimed / released, on the multicast group
- *               HICN_MCGRP_EVENTS of the socket's namespace
+ *   events      on the multicast group HICN_MCGRP_EVENTS of the
+ *               object's namespace: namespace claimed / released (here),
+ *               UDP face added / deleted / up / down (netlink_face.c),
+ *               route next hop added / deleted (netlink_route.c); built
+ *               only when the group has a listener
  *
  * Permissions: the op table flags every request that changes state with
  * GENL_UNS_ADMIN_PERM (CAP_NET_ADMIN in the user namespace owning the
@@ -32,8 +35,12 @@
  * through the functions of cs.c and proc.c; none is held across a call
  * into netlink that may sleep.  The limits are single ints and longs,
  * read with READ_ONCE() and written with WRITE_ONCE(), as the sysctl
- * handler does.  The events are sent from bind() and close() (process
- * context, under the socket's lock) and allocate with GFP_KERNEL.
+ * handler does.  The namespace events are sent from bind() and close()
+ * (process context, under the socket's lock) and allocate with
+ * GFP_KERNEL; the face events are sent under hicn_net.lock (process
+ * context: netlink requests, the rx work, the link work), GFP_KERNEL;
+ * the route events under hicn_net.fib_lock (BH off), GFP_ATOMIC, so that
+ * they leave in the order the FIB changed.
  *
  * Errors: every request a user gets wrong fails with an errno and an
  * extack message; when an attribute is at fault the message points at it,
@@ -221,10 +228,6 @@ int hicn_nl_namespace_get_dumpit(struct sk_buff *skb,
 
 /* ---- events ---- */
 
-enum {
-	HICN_NLGRP_EVENTS,
-};
-
 /*
  * Not in the spec: the generator writes a group table only with a family
  * struct, which it does not write for genetlink-legacy.
@@ -234,12 +237,55 @@ static const struct genl_multicast_group hicn_nl_mcgrps[] = {
 };
 
 /**
+ * hicn_nl_event_new() - a message for the events group, if anyone listens
+ * @net: the namespace whose listeners get it
+ * @cmd: HICN_CMD_* of the event
+ * @size: room for its attributes (NLMSG_GOODSIZE when unsure)
+ * @gfp: GFP_KERNEL, or GFP_ATOMIC in atomic context
+ * @hdr: where the generic netlink header goes
+ *
+ * Return: the message, or NULL when the group has no listener in @net or
+ * without memory: an event that cannot be allocated is lost, as any
+ * netlink notification.
+ */
+struct sk_buff *hicn_nl_event_new(struct net *net, u8 cmd, size_t size,
+				  gfp_t gfp, void **hdr)
+{
+	struct sk_buff *msg;
+
+	if (!genl_has_listeners(&hicn_nl_family, net, HICN_NLGRP_EVENTS))
+		return NULL;
+	msg = genlmsg_new(size, gfp);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &hicn_nl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/**
+ * hicn_nl_event_send() - end an event and send it to @net's listeners
+ * @net: the namespace
+ * @msg: from hicn_nl_event_new(), filled
+ * @hdr: its header
+ * @gfp: as for hicn_nl_event_new()
+ */
+void hicn_nl_event_send(struct net *net, struct sk_buff *msg, void *hdr,
+			gfp_t gfp)
+{
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&hicn_nl_family, net, msg, 0,
+				HICN_NLGRP_EVENTS, gfp);
+}
+
+/**
  * hicn_nl_ns_event() - tell the namespace's listeners about a claim
  * @hs: a producer socket whose claim was just made, or is about to end
  *	(its socket lock held; process context)
  * @claimed: claimed (bind()) or released (close())
- *
- * An event that cannot be allocated is lost, as any netlink notification.
  */
 void hicn_nl_ns_event(struct hicn_sock *hs, bool claimed)
 {
@@ -247,21 +293,16 @@ void hicn_nl_ns_event(struct hicn_sock *hs, bool claimed)
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!genl_has_listeners(&hicn_nl_family, net, HICN_NLGRP_EVENTS))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = hicn_nl_event_new(net, claimed ? HICN_CMD_NAMESPACE_CLAIMED :
+					       HICN_CMD_NAMESPACE_RELEASED,
+				NLMSG_GOODSIZE, GFP_KERNEL, &hdr);
 	if (!msg)
 		return;
-	hdr = genlmsg_put(msg, 0, 0, &hicn_nl_family, 0,
-			  claimed ? HICN_CMD_NAMESPACE_CLAIMED :
-				    HICN_CMD_NAMESPACE_RELEASED);
-	if (!hdr || hicn_nl_ns_fill_id(msg, hs)) {
+	if (hicn_nl_ns_fill_id(msg, hs)) {
 		nlmsg_free(msg);
 		return;
 	}
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&hicn_nl_family, net, msg, 0,
-				HICN_NLGRP_EVENTS, GFP_KERNEL);
+	hicn_nl_event_send(net, msg, hdr, GFP_KERNEL);
 }
 
 /* ---- limits (and the content store's capacity) ---- */

@@ -10,6 +10,21 @@
 
 extern struct genl_family hicn_nl_family;
 
+/* The family's multicast groups (netlink.c). */
+enum {
+	HICN_NLGRP_EVENTS,
+};
+
+/*
+ * An event for the listeners of @net's "events" group: NULL when it has
+ * none (or without memory), else a message of @size bytes of attributes
+ * with its header written, to fill and give to hicn_nl_event_send().
+ */
+struct sk_buff *hicn_nl_event_new(struct net *net, u8 cmd, size_t size,
+				  gfp_t gfp, void **hdr);
+void hicn_nl_event_send(struct net *net, struct sk_buff *msg, void *hdr,
+			gfp_t gfp);
+
 /*
  * EINVAL when the request lacks @attr, with @msg (a string literal, as
  * NL_SET_ERR_MSG() wants) and @attr reported as the missing one.

@@ -6,6 +6,8 @@
  *               after the last face id it sent (ids grow along the
  *               list).  UDP faces are added and deleted here; an
  *               application face comes and goes with its socket.
+ *               A UDP face added, deleted, going up or down is an event
+ *               (hicn_nl_face_event(), from face_udp.c).
  *   listeners   hicn_net.udp_listeners (face_udp.c), under hicn_net.lock;
  *               a dump resumes after the last id sent.
  *
@@ -41,7 +43,9 @@ static int hicn_nl_put_addr(struct sk_buff *msg, int a_addr, int a_port,
 	       nla_put_u16(msg, a_port, ntohs(s6->sin6_port));
 }
 
-static int hicn_nl_face_fill_udp(struct sk_buff *msg, struct hicn_face *f)
+/* A UDP face's listener and peer, and its counters when @counters. */
+static int hicn_nl_face_fill_udp(struct sk_buff *msg, struct hicn_face *f,
+				 bool counters)
 {
 	struct hicn_udp_face_info ui;
 
@@ -51,8 +55,11 @@ static int hicn_nl_face_fill_udp(struct sk_buff *msg, struct hicn_face *f)
 	    hicn_nl_put_addr(msg, HICN_A_FACE_REMOTE, HICN_A_FACE_REMOTE_PORT,
 			     &ui.remote) ||
 	    nla_put_u8(msg, HICN_A_FACE_FORMAT, ui.format) ||
-	    nla_put_u8(msg, HICN_A_FACE_AUTO, ui.auto_created) ||
-	    nla_put_u64_64bit(msg, HICN_A_FACE_MALFORMED, ui.malformed,
+	    nla_put_u8(msg, HICN_A_FACE_AUTO, ui.auto_created))
+		return -EMSGSIZE;
+	if (!counters)
+		return 0;
+	if (nla_put_u64_64bit(msg, HICN_A_FACE_MALFORMED, ui.malformed,
 			      HICN_A_FACE_PAD) ||
 	    nla_put_u64_64bit(msg, HICN_A_FACE_TX_DROPS, ui.tx_drops,
 			      HICN_A_FACE_PAD) ||
@@ -62,16 +69,25 @@ static int hicn_nl_face_fill_udp(struct sk_buff *msg, struct hicn_face *f)
 	return 0;
 }
 
+/* What a face is, for the events and the replies. */
+static int hicn_nl_face_fill_id(struct sk_buff *msg, struct net *net,
+				struct hicn_face *f)
+{
+	if (nla_put_u32(msg, HICN_A_FACE_ID, f->id) ||
+	    nla_put_u8(msg, HICN_A_FACE_KIND, f->ops->kind) ||
+	    nla_put_u32(msg, HICN_A_FACE_UID,
+			from_kuid_munged(net->user_ns, f->uid)) ||
+	    nla_put_u8(msg, HICN_A_FACE_UP, READ_ONCE(f->up)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int hicn_nl_face_fill(struct sk_buff *msg, struct net *net,
 			     struct hicn_face *f)
 {
 	const struct hicn_face_stats *st = &f->stats;
 
-	if (nla_put_u32(msg, HICN_A_FACE_ID, f->id) ||
-	    nla_put_u8(msg, HICN_A_FACE_KIND, f->ops->kind) ||
-	    nla_put_u32(msg, HICN_A_FACE_UID,
-			from_kuid_munged(net->user_ns, f->uid)) ||
-	    nla_put_u8(msg, HICN_A_FACE_UP, READ_ONCE(f->up)) ||
+	if (hicn_nl_face_fill_id(msg, net, f) ||
 	    nla_put_u32(msg, HICN_A_FACE_OUT_PENDING,
 			atomic_read(&f->out_pending)) ||
 	    nla_put_u64_64bit(msg, HICN_A_FACE_INTERESTS_IN,
@@ -90,7 +106,33 @@ static int hicn_nl_face_fill(struct sk_buff *msg, struct net *net,
 	    nla_put_u64_64bit(msg, HICN_A_FACE_REFUSED,
 			      atomic64_read(&st->refused), HICN_A_FACE_PAD))
 		return -EMSGSIZE;
-	return hicn_nl_face_fill_udp(msg, f);
+	return hicn_nl_face_fill_udp(msg, f, true);
+}
+
+/**
+ * hicn_nl_face_event() - tell the namespace's listeners about a UDP face
+ * @face: the face, as it is now (a deleted face is down)
+ * @cmd: HICN_CMD_FACE_ADDED, _DELETED, _UP or _DOWN
+ *
+ * Context: process (face_udp.c, under hicn_net.lock: a netlink request,
+ * the rx work making a face for a new peer, the link work).
+ */
+void hicn_nl_face_event(struct hicn_face *face, u8 cmd)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	might_sleep();
+	msg = hicn_nl_event_new(face->net, cmd, NLMSG_GOODSIZE, GFP_KERNEL,
+				&hdr);
+	if (!msg)
+		return;
+	if (hicn_nl_face_fill_id(msg, face->net, face) ||
+	    hicn_nl_face_fill_udp(msg, face, false)) {
+		nlmsg_free(msg);
+		return;
+	}
+	hicn_nl_event_send(face->net, msg, hdr, GFP_KERNEL);
 }
 
 /* The face with id @id, with a reference, or NULL. */

@@ -8,6 +8,8 @@
  *               meanwhile may be sent twice or not at all, as with other
  *               netlink dumps of tables that change, documented)
  *   strategies  a property of a route
+ *   events      a next hop added to or removed from a route
+ *               (hicn_nl_route_event(), from fib.c)
  *
  * Permissions and errors as in netlink.c: changes need
  * GENL_UNS_ADMIN_PERM (the op table), every error has an extack message.
@@ -43,6 +45,42 @@ static int hicn_nl_route_fill(struct sk_buff *msg,
 		nla_nest_end(msg, nest);
 	}
 	return 0;
+}
+
+/**
+ * hicn_nl_route_event() - tell the namespace's listeners about a next hop
+ * @e: the entry the next hop was added to, or is removed from
+ * @i: the next hop's index in @e
+ * @added: added (route-added) or removed (route-deleted)
+ *
+ * Context: hicn_net.fib_lock held (BH off), so that the events leave in
+ * the order of the changes: GFP_ATOMIC, and a message of the size the
+ * attributes take.
+ */
+void hicn_nl_route_event(const struct hicn_fib_entry *e, unsigned int i,
+			 bool added)
+{
+	const struct hicn_fib_nh *nh = &e->nh[i];
+	struct net *net = nh->face->net;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = hicn_nl_event_new(net, added ? HICN_CMD_ROUTE_ADDED :
+					     HICN_CMD_ROUTE_DELETED,
+				nla_total_size(sizeof(e->prefix)) +
+				nla_total_size(sizeof(u8)) +
+				2 * nla_total_size(sizeof(u32)),
+				GFP_ATOMIC, &hdr);
+	if (!msg)
+		return;
+	if (nla_put(msg, HICN_A_ROUTE_PREFIX, sizeof(e->prefix), &e->prefix) ||
+	    nla_put_u8(msg, HICN_A_ROUTE_PREFIX_LEN, e->plen) ||
+	    nla_put_u32(msg, HICN_A_ROUTE_FACE_ID, nh->face->id) ||
+	    nla_put_u32(msg, HICN_A_ROUTE_COST, nh->cost)) {
+		nlmsg_free(msg);
+		return;
+	}
+	hicn_nl_event_send(net, msg, hdr, GFP_ATOMIC);
 }
 
 static int hicn_nl_route_prefix(struct genl_info *info,

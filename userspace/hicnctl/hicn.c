@@ -515,12 +515,38 @@ static int do_stats(int argc, char **argv)
 
 /* ---- monitor ---- */
 
+static const char *const event_names[] = {
+	[HICN_CMD_NAMESPACE_CLAIMED]	= "namespace-claimed",
+	[HICN_CMD_NAMESPACE_RELEASED]	= "namespace-released",
+	[HICN_CMD_FACE_ADDED]		= "face-added",
+	[HICN_CMD_FACE_DELETED]		= "face-deleted",
+	[HICN_CMD_FACE_UP]		= "face-up",
+	[HICN_CMD_FACE_DOWN]		= "face-down",
+	[HICN_CMD_ROUTE_ADDED]		= "route-added",
+	[HICN_CMD_ROUTE_DELETED]	= "route-deleted",
+};
+
+/* One line per event; an event of a later kernel is passed over. */
 static int event_print(const struct hcn_event *ev, void *arg)
 {
 	(void)arg;
-	event_open(ev->type == HICN_CMD_NAMESPACE_CLAIMED ?
-		   "namespace-claimed" : "namespace-released");
-	namespace_fields(&ev->ns, " %s");
+	if (ev->type < 0 || ev->type >= (int)ARRAY_SIZE(event_names) ||
+	    !event_names[ev->type])
+		return 0;
+	event_open(event_names[ev->type]);
+	switch (ev->type) {
+	case HICN_CMD_NAMESPACE_CLAIMED:
+	case HICN_CMD_NAMESPACE_RELEASED:
+		namespace_fields(&ev->ns, " %s");
+		break;
+	case HICN_CMD_ROUTE_ADDED:
+	case HICN_CMD_ROUTE_DELETED:
+		route_event_fields(&ev->route);
+		break;
+	default:
+		face_fields(&ev->face, " face %llu");
+		break;
+	}
 	event_close();
 	return 0;
 }

@@ -228,14 +228,12 @@ int do_listener(int argc, char **argv)
 
 /* ---- faces ---- */
 
-static int face_print(const struct hcn_face *f, void *arg)
+void face_fields(const struct hcn_face *f, const char *fmt)
 {
 	__u32 a = f->attrs;
 	bool udp = a & HCN_ATTR(HICN_A_FACE_LISTENER_ID);
 
-	(void)arg;
-	print_open_object(NULL);
-	print_uint("id", "face %llu", f->id);
+	print_uint("id", fmt, f->id);
 	if (a & HCN_ATTR(HICN_A_FACE_KIND))
 		print_enum("kind", " %s", " kind %llu", kind_names,
 			   ARRAY_SIZE(kind_names), f->kind);
@@ -280,6 +278,13 @@ static int face_print(const struct hcn_face *f, void *arg)
 		print_attr(a, HICN_A_FACE_HOP_DROPS, "hop_drops",
 			   " hop-drops %llu", f->hop_drops);
 	}
+}
+
+static int face_print(const struct hcn_face *f, void *arg)
+{
+	(void)arg;
+	print_open_object(NULL);
+	face_fields(f, "face %llu");
 	print_close_object();
 	print_nl();
 	return 0;
@@ -470,6 +475,19 @@ static int route_print(const struct hcn_route *r, void *arg)
 	print_close_object();
 	print_nl();
 	return 0;
+}
+
+void route_event_fields(const struct hcn_route_event *re)
+{
+	__u32 a = re->attrs;
+
+	print_prefix("prefix", " %s", a & HCN_ATTR(HICN_A_ROUTE_PREFIX),
+		     &re->prefix, a & HCN_ATTR(HICN_A_ROUTE_PREFIX_LEN) ?
+		     re->prefix_len : -1);
+	print_attr(a, HICN_A_ROUTE_FACE_ID, "face", " via %llu",
+		   re->nexthop.face_id);
+	print_attr(a, HICN_A_ROUTE_COST, "cost", " cost %llu",
+		   re->nexthop.cost);
 }
 
 static int route_show(int argc, char **argv)

@@ -120,5 +120,13 @@ int do_listener(int argc, char **argv);
 int do_face(int argc, char **argv);
 int do_route(int argc, char **argv);
 int do_strategy(int argc, char **argv);
+/*
+ * A face's attributes, the id first with @fmt (and its counters with -s);
+ * a route event's prefix and next hop.
+ */
+struct hcn_face;
+struct hcn_route_event;
+void face_fields(const struct hcn_face *f, const char *fmt);
+void route_event_fields(const struct hcn_route_event *re);
 
 #endif /* HICNCTL_H */

@@ -475,24 +475,6 @@ struct hcn_counters {
  */
 int hcn_counters_get(struct hcn_counters *c, size_t size);
 
-/* A namespace event: type is HICN_CMD_NAMESPACE_CLAIMED or _RELEASED. */
-struct hcn_event {
-	int			type;
-	struct hcn_namespace	ns;	/* prefix, uid, inode, face_id */
-};
-
-typedef int (*hcn_event_cb)(const struct hcn_event *ev, void *arg);
-
-/**
- * hcn_monitor() - wait for namespace events
- * @cb: called for each event as it happens, until it returns non-zero
- * @arg: passed to @cb
- *
- * Return: the non-zero value @cb returned, or -errno (-ENOBUFS: events
- * were lost).
- */
-int hcn_monitor(hcn_event_cb cb, void *arg);
-
 /*
  * ---- Faces, listeners, routes and strategies (libhcn 1.2, HCN_1.2) ----
  *
@@ -712,6 +694,58 @@ int hcn_route_del(const struct in6_addr *prefix, unsigned int prefix_len,
  */
 int hcn_strategy_set(const struct in6_addr *prefix, unsigned int prefix_len,
 		     unsigned int strategy);
+
+/*
+ * ---- Events (libhcn 1.1; face and route events: libhcn 1.3, HCN_1.3) ----
+ */
+
+/* The next hop a route event names (HICN_A_ROUTE_*). */
+struct hcn_route_event {
+	__u32	attrs;
+	struct in6_addr	prefix;
+	__u8		prefix_len;
+	struct hcn_nexthop	nexthop;	/* the one added or removed */
+};
+
+/*
+ * An event of the "events" group: type is its HICN_CMD_*, which says the
+ * member that holds it:
+ *   HICN_CMD_NAMESPACE_CLAIMED, _RELEASED  ns: prefix, uid, inode, face_id
+ * and since libhcn 1.3, the members added at the end:
+ *   HICN_CMD_FACE_ADDED, _DELETED, _UP,    face: a UDP face's id, kind,
+ *   _DOWN                                  uid, up, listener_id, family,
+ *                                          remote, remote_port, format,
+ *                                          auto_made (a deleted face is
+ *                                          down)
+ *   HICN_CMD_ROUTE_ADDED, _DELETED         route: prefix, prefix_len and
+ *                                          the next hop's face_id and cost
+ * The library fills the structure it passes to the callback; a program
+ * never makes one, so it grows at its end.
+ */
+struct hcn_event {
+	int			type;
+	struct hcn_namespace	ns;
+	/* libhcn 1.3: */
+	struct hcn_face		face;
+	struct hcn_route_event	route;
+};
+
+typedef int (*hcn_event_cb)(const struct hcn_event *ev, void *arg);
+
+/**
+ * hcn_monitor() - wait for the events of the network namespace
+ * @cb: called for each event as it happens, until it returns non-zero
+ * @arg: passed to @cb
+ *
+ * A program linked with libhcn 1.1 or 1.2 (hcn_monitor@HCN_1.1) gets the
+ * namespace events only; one linked with 1.3 or later
+ * (hcn_monitor@@HCN_1.3) gets the face and route events too, and should
+ * pass over a type it does not know (a later kernel's).
+ *
+ * Return: the non-zero value @cb returned, or -errno (-ENOBUFS: events
+ * were lost).
+ */
+int hcn_monitor(hcn_event_cb cb, void *arg);
 
 /* A PSOCK endpoint (PSOCK_A_ENDPOINT_*). */
 struct hcn_psock_endpoint {

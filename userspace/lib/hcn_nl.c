@@ -15,6 +15,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -827,31 +828,6 @@ int hcn_counters_get(struct hcn_counters *c, size_t size)
 			    HICN_A_COUNTERS_PAD + 1, HICN_A_COUNTERS_MAX);
 }
 
-/* ---- hicn: events ---- */
-
-static int hicn_event_one(__u8 cmd, const void *attrs, int len, void *arg)
-{
-	struct hcn_dump_arg *d = arg;
-	struct hcn_event ev;
-
-	if (cmd != HICN_CMD_NAMESPACE_CLAIMED && cmd != HICN_CMD_NAMESPACE_RELEASED)
-		return 0;
-	memset(&ev, 0, sizeof(ev));
-	ev.type = cmd;
-	ns_fill(attrs, len, &ev.ns);
-	return ((hcn_event_cb)d->cb)(&ev, d->arg);
-}
-
-int hcn_monitor(hcn_event_cb cb, void *arg)
-{
-	struct hcn_dump_arg d = { .cb = (void *)cb, .arg = arg };
-
-	hcn_emsg[0] = '\0';
-	if (!cb)
-		return hcn_local_err(EINVAL, "no callback");
-	return hcn_listen(HICN_FAMILY_NAME, HICN_MCGRP_EVENTS, hicn_event_one, &d);
-}
-
 /* ---- hicn: faces ---- */
 
 /*
@@ -1246,6 +1222,91 @@ int hcn_strategy_set(const struct in6_addr *prefix, unsigned int prefix_len,
 		return err;
 	put_u8(&r, HICN_A_ROUTE_STRATEGY, strategy);
 	return hcn_call(HICN_FAMILY_NAME, &r, NULL, NULL);
+}
+
+/* ---- hicn: events ---- */
+
+/* The next hop a route event names. */
+static void route_event_fill(const void *attrs, int len,
+			     struct hcn_route_event *re)
+{
+	const struct nlattr *tb[HICN_A_ROUTE_MAX + 1];
+
+	hcn_parse(attrs, len, tb, HICN_A_ROUTE_MAX);
+	memset(re, 0, sizeof(*re));
+	re->attrs = present(tb, HICN_A_ROUTE_MAX);
+	get_bin(tb[HICN_A_ROUTE_PREFIX], &re->prefix, sizeof(re->prefix));
+	re->prefix_len = get_u8(tb[HICN_A_ROUTE_PREFIX_LEN]);
+	re->nexthop.face_id = get_u32(tb[HICN_A_ROUTE_FACE_ID]);
+	re->nexthop.cost = get_u32(tb[HICN_A_ROUTE_COST]);
+}
+
+struct hcn_monitor_arg {
+	hcn_event_cb	cb;
+	void		*arg;
+	bool		all;	/* HCN_1.3: not only the namespace events */
+};
+
+static int hicn_event_one(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	struct hcn_monitor_arg *m = arg;
+	struct hcn_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.type = cmd;
+	switch (cmd) {
+	case HICN_CMD_NAMESPACE_CLAIMED:
+	case HICN_CMD_NAMESPACE_RELEASED:
+		ns_fill(attrs, len, &ev.ns);
+		break;
+	case HICN_CMD_FACE_ADDED:
+	case HICN_CMD_FACE_DELETED:
+	case HICN_CMD_FACE_UP:
+	case HICN_CMD_FACE_DOWN:
+		if (!m->all)
+			return 0;
+		face_fill(attrs, len, &ev.face);
+		break;
+	case HICN_CMD_ROUTE_ADDED:
+	case HICN_CMD_ROUTE_DELETED:
+		if (!m->all)
+			return 0;
+		route_event_fill(attrs, len, &ev.route);
+		break;
+	default:	/* an event of a later kernel */
+		return 0;
+	}
+	return m->cb(&ev, m->arg);
+}
+
+static int monitor(hcn_event_cb cb, void *arg, bool all)
+{
+	struct hcn_monitor_arg m = { .cb = cb, .arg = arg, .all = all };
+
+	hcn_emsg[0] = '\0';
+	if (!cb)
+		return hcn_local_err(EINVAL, "no callback");
+	return hcn_listen(HICN_FAMILY_NAME, HICN_MCGRP_EVENTS, hicn_event_one, &m);
+}
+
+/*
+ * hcn_monitor() has two versions (hcn.map): HCN_1.1's, which programs
+ * linked with libhcn 1.1 and 1.2 bind, gives the namespace events only,
+ * the only ones their callbacks know; HCN_1.3's, the default, gives
+ * every event, the face and route events too (struct hcn_event grew at
+ * its end for them).
+ */
+__asm__(".symver hcn_monitor_v1_1, hcn_monitor@HCN_1.1");
+__asm__(".symver hcn_monitor_v1_3, hcn_monitor@@HCN_1.3");
+
+int hcn_monitor_v1_1(hcn_event_cb cb, void *arg)
+{
+	return monitor(cb, arg, false);
+}
+
+int hcn_monitor_v1_3(hcn_event_cb cb, void *arg)
+{
+	return monitor(cb, arg, true);
 }
 
 /* ---- psock: endpoints ---- */

@@ -265,7 +265,9 @@ struct hicn_info {
  * The configuration plane is the generic netlink family "hicn"
  * (<linux/hicn_netlink.h>, generated from
  * Documentation/netlink/specs/hicn.yaml).  Its multicast group for
- * namespace events (HICN_CMD_NAMESPACE_CLAIMED, _RELEASED):
+ * the namespace events (HICN_CMD_NAMESPACE_CLAIMED, _RELEASED), the UDP
+ * face events (HICN_CMD_FACE_ADDED, _DELETED, _UP, _DOWN) and the route
+ * events (HICN_CMD_ROUTE_ADDED, _DELETED):
  */
 #define HICN_MCGRP_EVENTS	"events"
 

@@ -11,6 +11,8 @@
 #        listeners on lo (127.0.0.1,            (empty) tables
 #        ::1), UDP faces to peers that
 #        need not exist, routes
+#   ns3: a monitor, a UDP face to ns4     ns4: the face's peer, whose end
+#        over a veth pair, its routes          of the veth goes down and up
 #
 # AF_HICN sockets are made from Python through ctypes (libc's socket(),
 # bind(), sendto(), connect(), recv()), so the test needs no helper
@@ -31,6 +33,8 @@ SPEC=$TOP/Documentation/netlink/specs/hicn.yaml
 
 ns1=hnl1-$$
 ns2=hnl2-$$
+ns3=hnl3-$$
+ns4=hnl4-$$
 tmp=$(mktemp -d)
 pids=
 
@@ -41,6 +45,8 @@ cleanup() {
 	wait 2>/dev/null
 	ip netns del "$ns1" 2>/dev/null
 	ip netns del "$ns2" 2>/dev/null
+	ip netns del "$ns3" 2>/dev/null
+	ip netns del "$ns4" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -779,34 +785,123 @@ check "events: claimed and released, in order" 0 \
 "[namespace-claimed] b001:a:b:c::/64 uid 0 inode $inoA face $faceA
 [namespace-claimed] b002::/48 uid 0 inode $inoB face $faceB
 [namespace-released] b001:a:b:c::/64 uid 0 inode $inoA face $faceA
-[namespace-released] b002::/48 uid 0 inode $inoB face $faceB" cat "$tmp/mon1"
+[namespace-released] b002::/48 uid 0 inode $inoB face $faceB" \
+	grep '^\[namespace-' "$tmp/mon1"
+check "events: the claims' routes, cost 0 to the producers' faces" 0 \
+"[route-added] b001:a:b:c::/64 via $faceA cost 0
+[route-added] b002::/48 via $faceB cost 0
+[route-deleted] b001:a:b:c::/64 via $faceA cost 0
+[route-deleted] b002::/48 via $faceB cost 0" \
+	grep -E '^\[route-(added|deleted)\] b00[12]:' "$tmp/mon1"
+check "events: the 13 UDP faces of $ns1 added, then deleted" 0 "13 13" \
+	eval "echo \$(grep -c '^\[face-added\] face [0-9]* udp ' $tmp/mon1) \
+		\$(grep -c '^\[face-deleted\] face [0-9]* udp down ' $tmp/mon1)"
 python3 -c '
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
-print(" ".join(e["event"] + ":" + e["prefix"] for e in ev))' "$tmp/mon1.json" \
+print(" ".join(e["event"] + ":" + e["prefix"] for e in ev
+               if e["event"].startswith("namespace-")))' "$tmp/mon1.json" \
 	> "$tmp/json.events" 2>&1
 check "events -j: one JSON object per event" 0 \
 	"namespace-claimed:b001:a:b:c::/64 namespace-claimed:b002::/48 namespace-released:b001:a:b:c::/64 namespace-released:b002::/48" \
 	cat "$tmp/json.events"
 check "events: $ns2's monitor saw nothing of $ns1" 0 "" cat "$tmp/mon2"
 check "hicnctl monitor: hicn's events, as hicnctl hicn monitor printed them" 0 \
-	"$(cat "$tmp/mon1")" grep '^\[namespace-' "$tmp/mon.all"
+	"$(cat "$tmp/mon1")" grep -v '^\[subflow-' "$tmp/mon.all"
+check "hicnctl monitor -j: hicn's events, as hicnctl hicn monitor -j printed them" 0 \
+	"$(cat "$tmp/mon1.json")" grep -v '"event":"subflow-' "$tmp/mon.all.json"
 sf_re='index [0-3] 127[.]0[.]0[.]1:[0-9]+ -> 127[.]0[.]0[.]1:[0-9]+'
 check "hicnctl monitor: psock's 8 subflow-established and 8 subflow-closed" 0 \
 	"8 8" eval "echo \$(grep -c -E '^\[subflow-established\] $sf_re\$' $tmp/mon.all) \
 		\$(grep -c -E '^\[subflow-closed\] $sf_re error 0\$' $tmp/mon.all)"
-ev_re='^\[(namespace-(claimed|released)|subflow-(established|closed))\] '
-check "hicnctl monitor: 20 lines, each a whole event of either family" 0 \
-	"20 20" eval "echo \$(wc -l < $tmp/mon.all) \$(grep -c -E '$ev_re' $tmp/mon.all)"
+ev_re='^\[(namespace-(claimed|released)|face-(added|deleted|up|down)|route-(added|deleted)|subflow-(established|closed))\] '
+n_all=$(($(wc -l < "$tmp/mon1") + 16))
+check "hicnctl monitor: hicn's lines and 16, each a whole event of either family" 0 \
+	"$n_all $n_all" eval "echo \$(wc -l < $tmp/mon.all) \$(grep -c -E '$ev_re' $tmp/mon.all)"
 check "hicnctl monitor: nothing on stderr" 0 "" cat "$tmp/mon.all.err"
 python3 -c '
 import collections, json, sys
-n = collections.Counter(json.loads(l)["event"] for l in open(sys.argv[1]))
+n = collections.Counter(e for e in (json.loads(l)["event"] for l in open(sys.argv[1]))
+                        if e.startswith(("namespace-", "subflow-")))
 print(" ".join("%s:%d" % kv for kv in sorted(n.items())))' "$tmp/mon.all.json" \
 	> "$tmp/json.all.events" 2>&1
 check "hicnctl monitor -j: one JSON object per line, both families' events" 0 \
 	"namespace-claimed:2 namespace-released:2 subflow-closed:8 subflow-established:8" \
 	cat "$tmp/json.all.events"
+
+# ---- face and route events ----
+
+# A UDP face from ns3 (10.79.14.1) to ns4 (10.79.14.2) over a veth pair,
+# with monitors of ns3 from the start: the face added, a route to it added
+# and deleted, and added again, the face's link down and up (ns4's end of
+# the veth set down: ns3's end loses its carrier, as in link_test.py), the
+# face deleted (its route first): a line each, in order.
+ip netns add "$ns3" && ip netns add "$ns4" &&
+	ip -n "$ns3" link set lo up && ip -n "$ns4" link set lo up &&
+	ip -n "$ns3" link add v3 type veth peer name v4 netns "$ns4" &&
+	ip -n "$ns3" addr add 10.79.14.1/24 dev v3 &&
+	ip -n "$ns4" addr add 10.79.14.2/24 dev v4 &&
+	ip -n "$ns3" link set v3 up && ip -n "$ns4" link set v4 up
+tap_result $? "face events: $ns3 and $ns4 joined by a veth pair"
+ctl3() { "$HICNCTL" -n "$ns3" hicn "$@"; }
+"$HICNCTL" -n "$ns3" hicn monitor > "$tmp/mon3" 2>&1 &
+mon3_pids=$!
+"$HICNCTL" -j -n "$ns3" hicn monitor > "$tmp/mon3.json" 2>&1 &
+mon3_pids="$mon3_pids $!"
+pids="$pids $mon3_pids"
+sleep 1
+LV=$(id_of listener ctl3 listener add 10.79.14.1)
+tap_result $? "face events: listener add 10.79.14.1 ($LV)"
+FV=$(id_of face ctl3 face add udp listener "$LV" remote 10.79.14.2)
+tap_result $? "face events: face add udp to 10.79.14.2 ($FV)"
+check "face events: route add b00e::/16 via the face, cost 7" 0 "" \
+	ctl3 route add b00e::/16 via "$FV" cost 7
+check "face events: route del b00e::/16 via the face" 0 "" \
+	ctl3 route del b00e::/16 via "$FV"
+check "face events: route add b00e::/16 via the face again, cost 0" 0 "" \
+	ctl3 route add b00e::/16 via "$FV"
+face_state() {		# face_state up|down: up to 10 s
+	local i
+	for i in $(seq 50); do
+		[ "$(ctl3 face show "$FV" | awk '{ print $4 }')" = "$1" ] &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+ip -n "$ns4" link set v4 down
+tap_check "face events: the peer's end of the veth down: the face is down" \
+	face_state down
+ip -n "$ns4" link set v4 up
+tap_check "face events: the peer's end up again: the face is up" \
+	face_state up
+check "face events: face del" 0 "" ctl3 face del "$FV"
+sleep 1
+# shellcheck disable=SC2086
+kill $mon3_pids 2>/dev/null
+wait $mon3_pids 2>/dev/null
+facev="face $FV udp %s uid 0 listener $LV remote 10.79.14.2 port 9695 format ipv6-tcp"
+# shellcheck disable=SC2059
+check "face events: added, routes, down, up, deleted, a line each" 0 \
+"[face-added] $(printf "$facev" up)
+[route-added] b00e::/16 via $FV cost 7
+[route-deleted] b00e::/16 via $FV cost 7
+[route-added] b00e::/16 via $FV cost 0
+[face-down] $(printf "$facev" down)
+[face-up] $(printf "$facev" up)
+[route-deleted] b00e::/16 via $FV cost 0
+[face-deleted] $(printf "$facev" down)" cat "$tmp/mon3"
+facevj="\"id\":$FV,\"kind\":\"udp\",\"state\":\"%s\",\"uid\":0,\"listener\":$LV,\"remote\":\"10.79.14.2\",\"port\":9695,\"format\":\"ipv6-tcp\",\"auto\":0"
+# shellcheck disable=SC2059
+check "face events -j: one JSON object per event" 0 \
+"{\"event\":\"face-added\",$(printf "$facevj" up)}
+{\"event\":\"route-added\",\"prefix\":\"b00e::/16\",\"face\":$FV,\"cost\":7}
+{\"event\":\"route-deleted\",\"prefix\":\"b00e::/16\",\"face\":$FV,\"cost\":7}
+{\"event\":\"route-added\",\"prefix\":\"b00e::/16\",\"face\":$FV,\"cost\":0}
+{\"event\":\"face-down\",$(printf "$facevj" down)}
+{\"event\":\"face-up\",$(printf "$facevj" up)}
+{\"event\":\"route-deleted\",\"prefix\":\"b00e::/16\",\"face\":$FV,\"cost\":0}
+{\"event\":\"face-deleted\",$(printf "$facevj" down)}" cat "$tmp/mon3.json"
 
 # ---- the kernel's YNL client, driven by our spec ----
 
