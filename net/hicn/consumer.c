@@ -584,7 +584,7 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 			c->after = c->seen;
 			c->after_known = true;
 			c->first.kind = HICN_I_NEXT;
-			c->first.ver = 0;
+			c->first.ver = c->after;
 		} else if (c->first.kind == HICN_I_NEXT) {
 			*retx = true;	/* a subscription waits forever */
 		} else if (rel && slot->tries < c->retx_limit) {

@@ -23,7 +23,8 @@
  *   thread) publishes the next version, the next recv() waits for the one
  *   after; no ETIMEDOUT while waiting (interests are re-expressed),
  *   SO_RCVTIMEO bounds the wait; through epoll, EPOLLIN comes only after the
- *   publication.
+ *   publication.  A subscriber never goes back to a version older than one
+ *   it read: not across producers, not when its PROBE goes unanswered.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -659,6 +660,47 @@ TEST_F(ver, subscribe_across_producers)
 	ASSERT_EQ(0, ht_connect(c, HT_NAME2, 0));
 	ASSERT_EQ(4, publish_v(self->prod, HT_NAME2, 4));
 	EXPECT_EQ(4, read_version(c, 5000)) TH_LOG("recv: %s", strerror(errno));
+	close(c);
+}
+
+/*
+ * A PROBE nobody answers does not send a subscription back.  The
+ * subscriber read version 3; it subscribes anew while every interest for
+ * the name leaves for a peer that never answers (ht_silent_route()), so
+ * its PROBE times out.  It then asks for the version after 3, not after 0:
+ * once the silence ends and its interest reaches the producer, which still
+ * holds versions 1 to 3, nothing is read until version 4 is published.
+ */
+TEST_F(ver, subscribe_probe_timeout_never_goes_back)
+{
+	int c = socket(hcn_family(), SOCK_CONS, CONS_REL);
+	struct hicn_info hi;
+	struct ht_silent s;
+
+	ASSERT_LE(0, c);
+	ASSERT_EQ(1, publish_v(self->prod, HT_NAME, 1));
+	ASSERT_EQ(2, publish_v(self->prod, HT_NAME, 2));
+	ASSERT_EQ(0, ht_setint(c, HICN_SUBSCRIBE, 1));
+	ASSERT_EQ(0, ht_setint(c, HICN_INTEREST_LIFETIME, 200));
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(3, publish_v(self->prod, HT_NAME, 3));
+	ASSERT_EQ(3, read_version(c, 5000)) TH_LOG("recv: %s", strerror(errno));
+
+	ASSERT_EQ(0, ht_silent_route(&s, HT_NAME, 128));
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	/* The PROBE leaves for the silent peer and times out there. */
+	EXPECT_EQ(-1, read_version(c, 1000)) TH_LOG("read from a silent peer");
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_LE(1, hi.hi_timeouts);
+	ASSERT_EQ(0, ht_silent_end(&s));
+	/* Re-expressed every 200 ms, the interest now reaches the producer. */
+	EXPECT_EQ(-1, read_version(c, 1500))
+		TH_LOG("a version older than 3 was read after the PROBE");
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(4, publish_v(self->prod, HT_NAME, 4));
+	EXPECT_EQ(4, read_version(c, 5000)) TH_LOG("recv: %s", strerror(errno));
+	close(s.peer);
 	close(c);
 }
 
