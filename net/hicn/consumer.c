@@ -312,15 +312,143 @@ void hicn_cons_start(struct hicn_sock *hs)
 	spin_unlock_bh(&c->lock);
 }
 
+/*
+ * @slot takes @d, which answers the interest recorded in @sent; @sample:
+ * its round trip is an RTT sample.  The caller holds hicn_cons.lock.
+ */
+static void hicn_cons_data_fill(struct hicn_sock *hs, struct hicn_slot *slot,
+				const struct hicn_slot *sent, bool sample,
+				const struct hicn_data *d)
+{
+	struct hicn_cons *c = &hs->cons;
+
+	lockdep_assert_held(&c->lock);
+	/* Before the fill: @sent may be @slot, whose times it keeps. */
+	hicn_cc_data(&c->cc, sent->sent_ns, sample);
+	hicn_cons_slot_fill(hs, slot, d);
+	c->gen++;
+	hicn_count(&hs->info.hi_segments, 1);
+	if (d->flags & HICN_DATA_FROM_CS)
+		hicn_count(&hs->info.hi_cache_hits, 1);
+	if (!c->pumping)
+		hicn_cons_arm(c, jiffies);
+}
+
+/* Does @d answer the first interest of the fetch?  (hicn_cons.lock held) */
+static bool hicn_cons_data_is_first(const struct hicn_cons *c,
+				    const struct hicn_data *d)
+{
+	lockdep_assert_held(&c->lock);
+	return c->state == HICN_F_FIRST &&
+	       c->first_slot.state == HICN_SLOT_PENDING &&
+	       hicn_key_equal(&d->ikey, &c->first);
+}
+
+/*
+ * Does @d answer an interest of the window, a segment of the version being
+ * fetched asked for and not yet read?  (hicn_cons.lock held)
+ */
+static bool hicn_cons_data_is_seg(const struct hicn_cons *c,
+				  const struct hicn_data *d)
+{
+	lockdep_assert_held(&c->lock);
+	return c->state == HICN_F_DATA && d->key.kind == HICN_I_EXACT &&
+	       d->key.ver == c->ver && d->key.seg >= c->base &&
+	       d->key.seg < c->next_req &&
+	       ipv6_addr_equal(&d->key.name, &c->first.name);
+}
+
+/*
+ * A PROBE answered @d, the newest version: the subscription waits for a
+ * version after it, and after every version it has received.  The caller
+ * holds hicn_cons.lock.
+ */
+static void hicn_cons_data_probe(struct hicn_cons *c,
+				 const struct hicn_data *d)
+{
+	lockdep_assert_held(&c->lock);
+	c->after = max(d->key.ver, c->seen);
+	c->after_known = true;
+	c->first.kind = HICN_I_NEXT;
+	c->first.ver = c->after;
+	memset(&c->first_slot, 0, sizeof(c->first_slot));
+	c->gen++;
+	if (!c->pumping)
+		hicn_cons_arm(c, jiffies);
+}
+
+/*
+ * @d answers the first interest of the fetch: it names the version and its
+ * segments, and is segment 0.  The caller holds hicn_cons.lock.
+ * Return: true when the reader is to be woken.
+ */
+static bool hicn_cons_data_first(struct hicn_sock *hs,
+				 const struct hicn_data *d)
+{
+	struct hicn_cons *c = &hs->cons;
+	bool sample;
+
+	lockdep_assert_held(&c->lock);
+	if (d->flags & HICN_DATA_PROBE) {
+		hicn_cons_data_probe(c, d);
+		return false;
+	}
+	if (d->flags & HICN_DATA_NACK || !d->obj) {
+		hicn_cons_fail(hs, ENOENT);
+		return true;
+	}
+	c->ver = d->key.ver;
+	c->nsegs = d->final_seg + 1;
+	c->obj_len = d->obj_len;
+	c->seg_size = d->len;
+	c->state = HICN_F_DATA;
+	c->base = 0;
+	c->base_off = 0;
+	c->next_req = 1;
+	/* A subscription's interest waited for the publication: no RTT. */
+	sample = !c->first_slot.tries && c->first.kind != HICN_I_NEXT;
+	hicn_cons_data_fill(hs, &c->ring[0], &c->first_slot, sample, d);
+	return true;
+}
+
+/*
+ * @d answers the interest of a window slot (hicn_cons_data_is_seg()).  The
+ * caller holds hicn_cons.lock.
+ * Return: true when the reader is to be woken.
+ */
+static bool hicn_cons_data_seg(struct hicn_sock *hs, const struct hicn_data *d)
+{
+	struct hicn_cons *c = &hs->cons;
+	struct hicn_slot *slot = &c->ring[d->key.seg % c->ring_size];
+
+	lockdep_assert_held(&c->lock);
+	if (slot->state != HICN_SLOT_PENDING)
+		return false;	/* A second copy, or a segment given up on. */
+	if (d->flags & HICN_DATA_NACK || !d->obj) {
+		/* The producer dropped the version under us. */
+		if (hs->sk.sk_protocol == CONS_UNREL) {
+			hicn_cons_unpend(c, slot);
+			slot->state = HICN_SLOT_LOST;
+			c->lost++;
+			hicn_count(&hs->info.hi_lost, 1);
+			c->gen++;
+		} else {
+			hicn_cons_fail(hs, ENOENT);
+		}
+		return true;
+	}
+	hicn_cons_data_fill(hs, slot, slot, !slot->tries, d);
+	return true;
+}
+
 /* Data for an interest this consumer sent. */
 static void hicn_cons_face_data(struct hicn_face *face,
 				const struct hicn_data *d)
 {
 	struct sock *sk = hicn_face_sk(face);
-	struct hicn_slot *slot = NULL, *sent = NULL;
-	bool wake = false, sample = false;
 	struct hicn_sock *hs;
 	struct hicn_cons *c;
+	bool wake = false;
 
 	if (!sk)
 		return;
@@ -328,81 +456,10 @@ static void hicn_cons_face_data(struct hicn_face *face,
 	c = &hs->cons;
 
 	spin_lock_bh(&c->lock);
-	if (c->state == HICN_F_FIRST &&
-	    c->first_slot.state == HICN_SLOT_PENDING &&
-	    hicn_key_equal(&d->ikey, &c->first)) {
-		if (d->flags & HICN_DATA_PROBE) {
-			/*
-			 * The subscription waits for a version after this,
-			 * and after every version it has received.
-			 */
-			c->after = max(d->key.ver, c->seen);
-			c->after_known = true;
-			c->first.kind = HICN_I_NEXT;
-			c->first.ver = c->after;
-			memset(&c->first_slot, 0, sizeof(c->first_slot));
-			c->gen++;
-			if (!c->pumping)
-				hicn_cons_arm(c, jiffies);
-		} else if (d->flags & HICN_DATA_NACK || !d->obj) {
-			hicn_cons_fail(hs, ENOENT);
-			wake = true;
-		} else {
-			c->ver = d->key.ver;
-			c->nsegs = d->final_seg + 1;
-			c->obj_len = d->obj_len;
-			c->seg_size = d->len;
-			c->state = HICN_F_DATA;
-			c->base = 0;
-			c->base_off = 0;
-			c->next_req = 1;
-			slot = &c->ring[0];
-			sent = &c->first_slot;
-			/*
-			 * A subscription's interest waited for the
-			 * publication: no RTT.
-			 */
-			sample = !sent->tries && c->first.kind != HICN_I_NEXT;
-		}
-	} else if (c->state == HICN_F_DATA && d->key.kind == HICN_I_EXACT &&
-		   d->key.ver == c->ver && d->key.seg >= c->base &&
-		   d->key.seg < c->next_req &&
-		   ipv6_addr_equal(&d->key.name, &c->first.name)) {
-		slot = &c->ring[d->key.seg % c->ring_size];
-		sent = slot;
-		sample = !slot->tries;
-		if (slot->state != HICN_SLOT_PENDING) {
-			/* A second copy, or a segment given up on. */
-			slot = NULL;
-		} else if (d->flags & HICN_DATA_NACK || !d->obj) {
-			/* The producer dropped the version under us. */
-			slot = NULL;
-			if (hs->sk.sk_protocol == CONS_UNREL) {
-				hicn_cons_unpend(c, &c->ring[d->key.seg %
-							     c->ring_size]);
-				c->ring[d->key.seg % c->ring_size].state =
-					HICN_SLOT_LOST;
-				c->lost++;
-				hicn_count(&hs->info.hi_lost, 1);
-				c->gen++;
-			} else {
-				hicn_cons_fail(hs, ENOENT);
-			}
-			wake = true;
-		}
-	}
-	if (slot) {
-		/* Before the fill: @sent may be @slot, whose times it keeps. */
-		hicn_cc_data(&c->cc, sent->sent_ns, sample);
-		hicn_cons_slot_fill(hs, slot, d);
-		c->gen++;
-		hicn_count(&hs->info.hi_segments, 1);
-		if (d->flags & HICN_DATA_FROM_CS)
-			hicn_count(&hs->info.hi_cache_hits, 1);
-		if (!c->pumping)
-			hicn_cons_arm(c, jiffies);
-		wake = true;
-	}
+	if (hicn_cons_data_is_first(c, d))
+		wake = hicn_cons_data_first(hs, d);
+	else if (hicn_cons_data_is_seg(c, d))
+		wake = hicn_cons_data_seg(hs, d);
 	/* Inside the pump the data is ours; the pump wakes readers once. */
 	if (c->pumping)
 		wake = false;

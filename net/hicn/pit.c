@@ -200,6 +200,107 @@ static bool hicn_pit_add_out(struct hicn_pit_entry *e, struct hicn_face *out,
 	return true;
 }
 
+/* @e waits until @expires at least (pit_lock held). */
+static void hicn_pit_extend(struct hicn_net *hn, struct hicn_pit_entry *e,
+			    unsigned long expires)
+{
+	lockdep_assert_held(&hn->pit_lock);
+	if (time_after(expires, e->expires))
+		e->expires = expires;
+}
+
+/*
+ * The entry waiting for @key, or NULL.  One nobody waits for any more is
+ * unlinked, its records moved to @stale, so that the interest starts
+ * afresh.  The caller holds pit_lock.
+ */
+static struct hicn_pit_entry *hicn_pit_find_live(struct hicn_net *hn,
+						 const struct hicn_key *key,
+						 struct list_head *stale)
+{
+	struct hicn_pit_entry *e;
+
+	lockdep_assert_held(&hn->pit_lock);
+	e = hicn_pit_find(hn, key);
+	if (e && time_after(jiffies, e->expires)) {
+		hicn_pit_unlink(hn, e, stale);
+		kfree(e);
+		hn->stats.pit_expired++;
+		e = NULL;
+	}
+	return e;
+}
+
+/*
+ * @face sends the interest of @e again: its in-record waits until
+ * @expires and the interest goes to @out again, recorded in *@spare_out
+ * (set to NULL when used).  Returns false when @face has no in-record in
+ * @e (not a retransmission).  The caller holds pit_lock.
+ */
+static bool hicn_pit_retransmit(struct hicn_net *hn, struct hicn_pit_entry *e,
+				struct hicn_face *face, unsigned long expires,
+				struct hicn_face *out,
+				struct hicn_pit_in **spare_out)
+{
+	struct hicn_pit_in *in;
+
+	lockdep_assert_held(&hn->pit_lock);
+	list_for_each_entry(in, &e->in, node) {
+		if (in->face != face)
+			continue;
+		in->expires = expires;
+		hicn_pit_extend(hn, e, expires);
+		if (hicn_pit_add_out(e, out, *spare_out))
+			*spare_out = NULL;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A new entry for @key, expiring at @expires, linked into the table.  The
+ * caller holds pit_lock.
+ * Return: the entry, ERR_PTR(-ENOBUFS) when the table holds
+ * net.hicn.pit_max entries, ERR_PTR(-ENOMEM).
+ */
+static struct hicn_pit_entry *hicn_pit_entry_add(struct hicn_net *hn,
+						 const struct hicn_key *key,
+						 unsigned long expires)
+{
+	struct hicn_pit_entry *e;
+
+	lockdep_assert_held(&hn->pit_lock);
+	if (hn->pit_entries >= READ_ONCE(hn->pit_max)) {
+		hn->stats.pit_drops++;
+		return ERR_PTR(-ENOBUFS);
+	}
+	e = kmalloc(sizeof(*e), GFP_ATOMIC | __GFP_ACCOUNT);
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	e->key = *key;
+	e->expires = expires;
+	INIT_LIST_HEAD(&e->in);
+	INIT_LIST_HEAD(&e->out);
+	hlist_add_head(&e->node, &hn->pit[hicn_key_hash(key, HICN_PIT_BITS)]);
+	hn->pit_entries++;
+	return e;
+}
+
+/*
+ * Record @rec as the in-record of @face in @e, charged to @user, waiting
+ * until @expires.  The caller holds pit_lock.
+ */
+static void hicn_pit_add_in(struct hicn_net *hn, struct hicn_pit_entry *e,
+			    struct hicn_pit_in *rec, struct hicn_face *face,
+			    struct hicn_pit_user *user, unsigned long expires)
+{
+	lockdep_assert_held(&hn->pit_lock);
+	rec->face = hicn_face_get(face);
+	rec->user = user;
+	rec->expires = expires;
+	list_add_tail(&rec->node, &e->in);
+}
+
 /**
  * hicn_pit_insert() - record that @face waits for @key
  * @hn: the namespace's AF_HICN state
@@ -220,7 +321,7 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 {
 	unsigned long expires = jiffies + lifetime;
 	struct hicn_pit_entry *e, *new_e = NULL;
-	struct hicn_pit_in *in, *new_in, *new_out;
+	struct hicn_pit_in *new_in, *new_out;
 	struct hicn_pit_user *user;
 	LIST_HEAD(stale);
 	int err;
@@ -234,70 +335,36 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 	}
 
 	spin_lock_bh(&hn->pit_lock);
-	e = hicn_pit_find(hn, key);
-	if (e && time_after(jiffies, e->expires)) {
-		/* Nobody waits any more: start afresh. */
-		hicn_pit_unlink(hn, e, &stale);
-		kfree(e);
-		hn->stats.pit_expired++;
-		e = NULL;
-	}
-	if (e) {
-		list_for_each_entry(in, &e->in, node) {
-			if (in->face == face) {
-				/* A retransmission: forward it again. */
-				in->expires = expires;
-				if (time_after(expires, e->expires))
-					e->expires = expires;
-				*forward = true;
-				if (hicn_pit_add_out(e, out, new_out))
-					new_out = NULL;
-				err = 0;
-				goto out;
-			}
-		}
+	e = hicn_pit_find_live(hn, key, &stale);
+	if (e && hicn_pit_retransmit(hn, e, face, expires, out, &new_out)) {
+		/* A retransmission: forward it again. */
+		*forward = true;
+		err = 0;
+		goto out;
 	}
 	/* A new in-record: within its user's quota, then the table's. */
 	err = hicn_pit_user_charge(hn, face, &user);
 	if (err)
 		goto out;
 	if (!e) {
-		if (hn->pit_entries >= READ_ONCE(hn->pit_max)) {
-			hn->stats.pit_drops++;
-			err = -ENOBUFS;
-			goto out_uncharge;
-		}
-		new_e = kmalloc(sizeof(*new_e), GFP_ATOMIC | __GFP_ACCOUNT);
-		if (!new_e) {
-			err = -ENOMEM;
-			goto out_uncharge;
+		new_e = hicn_pit_entry_add(hn, key, expires);
+		if (IS_ERR(new_e)) {
+			err = PTR_ERR(new_e);
+			new_e = NULL;
+			hicn_pit_user_uncharge(user);
+			goto out;
 		}
 		e = new_e;
-		e->key = *key;
-		e->expires = expires;
-		INIT_LIST_HEAD(&e->in);
-		INIT_LIST_HEAD(&e->out);
-		hlist_add_head(&e->node,
-			       &hn->pit[hicn_key_hash(key, HICN_PIT_BITS)]);
-		hn->pit_entries++;
 		*forward = true;
 		hicn_pit_add_out(e, out, new_out);
 		new_out = NULL;
 	} else {
 		*forward = false;
 		hn->stats.pit_aggregated++;
-		if (time_after(expires, e->expires))
-			e->expires = expires;
+		hicn_pit_extend(hn, e, expires);
 	}
-	new_in->face = hicn_face_get(face);
-	new_in->user = user;
-	new_in->expires = expires;
-	list_add_tail(&new_in->node, &e->in);
+	hicn_pit_add_in(hn, e, new_in, face, user, expires);
 	new_in = NULL;
-	goto out;
-
-out_uncharge:
-	hicn_pit_user_uncharge(user);
 out:
 	spin_unlock_bh(&hn->pit_lock);
 	kfree(new_in);

@@ -926,16 +926,10 @@ static int hicn_prod_publish(struct hicn_sock *hs, struct hicn_obj *obj,
 	return 0;
 }
 
-int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+/* The name a publication goes to and its size, before lock_sock. */
+static int hicn_prod_msg_check(struct sock *sk, const struct msghdr *msg,
+			       size_t len, struct sockaddr_hicn *name)
 {
-	struct sock *sk = sock->sk;
-	struct hicn_sock *hs = hicn_sk(sk);
-	struct hicn_net *hn = hicn_pernet(sock_net(sk));
-	struct hicn_pname *spare;
-	struct sockaddr_hicn name;
-	struct hicn_obj *obj;
-	size_t charge;
-	long timeo;
 	int err;
 
 	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR |
@@ -943,56 +937,104 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EOPNOTSUPP;
 	if (!msg->msg_name || !msg->msg_namelen)
 		return -EDESTADDRREQ;
-	err = hicn_addr_check(sk, msg->msg_name, msg->msg_namelen, &name);
+	err = hicn_addr_check(sk, msg->msg_name, msg->msg_namelen, name);
 	if (err)
 		return err;
-	if (name.sin_suffix)
+	if (name->sin_suffix)
 		return -EINVAL;
 	if (len > HICN_OBJECT_MAX)
 		return -EMSGSIZE;
-	charge = PAGE_ALIGN(len) + sizeof(struct hicn_obj);
+	return 0;
+}
 
-	lock_sock(sk);
-	if (sk->sk_shutdown & SEND_SHUTDOWN) {
-		err = -EPIPE;
-		goto out;
-	}
+/*
+ * May the socket publish @charge bytes under @name?  lock_sock held
+ * (asserted with sock_owned_by_me()): the socket's shutdown, name and
+ * send buffer stay as checked.
+ */
+static int hicn_prod_may_send(struct hicn_sock *hs,
+			      const struct in6_addr *name, size_t charge)
+{
+	struct sock *sk = &hs->sk;
+
+	sock_owned_by_me(sk);
+	if (sk->sk_shutdown & SEND_SHUTDOWN)
+		return -EPIPE;
 	if (!hs->bound ||
-	    !ipv6_prefix_equal(&name.sin_addr, &hs->name.sin_addr,
-			       hs->name.sin_prefix)) {
-		err = -EADDRNOTAVAIL;
-		goto out;
-	}
-	if (charge > (size_t)READ_ONCE(sk->sk_sndbuf)) {
-		err = -EMSGSIZE;
-		goto out;
-	}
-	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
-	err = hicn_prod_wait_room(hs, &name.sin_addr, charge, &timeo);
-	if (err)
-		goto out;
+	    !ipv6_prefix_equal(name, &hs->name.sin_addr, hs->name.sin_prefix))
+		return -EADDRNOTAVAIL;
+	if (charge > (size_t)READ_ONCE(sk->sk_sndbuf))
+		return -EMSGSIZE;
+	return 0;
+}
 
-	if (!hs->prod.user) {
-		hs->prod.user = hicn_prod_user_get(hn, sk_uid(sk));
-		if (!hs->prod.user) {
-			err = -ENOMEM;
-			goto out;
-		}
+/* Give back what hicn_prod_charge() charged. */
+static void hicn_prod_uncharge(struct hicn_sock *hs, struct hicn_net *hn,
+			       size_t charge)
+{
+	atomic_long_sub(charge, &hs->prod.user->mem);
+	atomic_long_sub(charge, &hn->prod_mem);
+}
+
+/*
+ * Charge @charge bytes to the netns and to the socket owner's producers,
+ * neither beyond its limit.  lock_sock held (asserted with
+ * sock_owned_by_me()): it sets hicn_prod.user.
+ * Return: 0, -ENOBUFS, -ENOMEM.
+ */
+static int hicn_prod_charge(struct hicn_sock *hs, struct hicn_net *hn,
+			    size_t charge)
+{
+	struct hicn_prod *p = &hs->prod;
+
+	sock_owned_by_me(&hs->sk);
+	if (!p->user) {
+		p->user = hicn_prod_user_get(hn, sk_uid(&hs->sk));
+		if (!p->user)
+			return -ENOMEM;
 	}
 	/* Neither the netns nor the socket owner beyond their limits. */
 	if (atomic_long_add_return(charge, &hn->prod_mem) >
 	    READ_ONCE(hn->prod_mem_max)) {
 		atomic_long_sub(charge, &hn->prod_mem);
-		err = -ENOBUFS;
-		goto out;
+		return -ENOBUFS;
 	}
-	if (atomic_long_add_return(charge, &hs->prod.user->mem) >
+	if (atomic_long_add_return(charge, &p->user->mem) >
 	    READ_ONCE(hn->prod_user_mem_max)) {
-		atomic_long_sub(charge, &hs->prod.user->mem);
-		atomic_long_sub(charge, &hn->prod_mem);
-		err = -ENOBUFS;
-		goto out;
+		hicn_prod_uncharge(hs, hn, charge);
+		return -ENOBUFS;
 	}
+	return 0;
+}
+
+/*
+ * Publish the @len bytes of @msg under @name, charged as @charge bytes
+ * (the object's pages and header).  lock_sock held (asserted with
+ * sock_owned_by_me()): hicn_prod_wait_room() releases it while it waits,
+ * and sk_wmem_queued changes under it.
+ */
+static int hicn_prod_send(struct hicn_sock *hs, struct msghdr *msg,
+			  const struct in6_addr *name, size_t len,
+			  size_t charge)
+{
+	struct hicn_net *hn = hicn_pernet(sock_net(&hs->sk));
+	struct hicn_pname *spare;
+	struct hicn_obj *obj;
+	long timeo;
+	int err;
+
+	sock_owned_by_me(&hs->sk);
+	err = hicn_prod_may_send(hs, name, charge);
+	if (err)
+		return err;
+	timeo = sock_sndtimeo(&hs->sk, msg->msg_flags & MSG_DONTWAIT);
+	err = hicn_prod_wait_room(hs, name, charge, &timeo);
+	if (err)
+		return err;
+	err = hicn_prod_charge(hs, hn, charge);
+	if (err)
+		return err;
+
 	err = -ENOMEM;
 	spare = kmalloc(sizeof(*spare), GFP_KERNEL_ACCOUNT);
 	obj = hicn_obj_alloc(len, hs->prod.seg_size);
@@ -1002,7 +1044,7 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		err = -EFAULT;
 		goto out_uncharge;
 	}
-	obj->name = name.sin_addr;
+	obj->name = *name;
 	if (hs->prod.expiry_ms)
 		obj->expires = (jiffies + msecs_to_jiffies(hs->prod.expiry_ms))
 			       ?: 1;
@@ -1017,19 +1059,35 @@ int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	hicn_count(&hs->info.hi_objects, 1);
 	hicn_count(&hs->info.hi_bytes, len);
 	WRITE_ONCE(hs->info.hi_last_version, obj->ver);
-	release_sock(sk);
-	return len;
+	return 0;
 
 out_uncharge:
-	atomic_long_sub(charge, &hs->prod.user->mem);
-	atomic_long_sub(charge, &hn->prod_mem);
+	hicn_prod_uncharge(hs, hn, charge);
 	kfree(spare);
 	hicn_obj_put(obj);
-out:
+	return err;
+}
+
+int hicn_prod_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct sockaddr_hicn name;
+	size_t charge;
+	int err;
+
+	err = hicn_prod_msg_check(sk, msg, len, &name);
+	if (err)
+		return err;
+	charge = PAGE_ALIGN(len) + sizeof(struct hicn_obj);
+
+	lock_sock(sk);
+	err = hicn_prod_send(hicn_sk(sk), msg, &name.sin_addr, len, charge);
 	release_sock(sk);
 	if (err == -EPIPE && !(msg->msg_flags & MSG_NOSIGNAL))
 		send_sig(SIGPIPE, current, 0);
-	return err;
+	if (err)
+		return err;
+	return len;
 }
 
 __poll_t hicn_prod_poll(struct sock *sk)
