@@ -30,7 +30,9 @@
  * and never joining, at most max(backlog, PSTRIPE_HS_MIN).  When a probe
  * finds no room, the handshake waiting longest is reset, if it has had
  * PSTRIPE_HS_GRACE; else the probe waits (@blocked) and the listener
- * stops taking connections from TCP's queue once @pending is full.
+ * stops taking connections from TCP's queue once @pending is full.  It
+ * stops too while backlog children wait for accept(), which kicks the
+ * work when it makes room (pstripe_listen_accepted()).
  *
  * Locking: all of it under the listener's socket lock, but the ready list
  * (&pstripe_lstn.lock, taken under a subflow's sk_callback_lock).
@@ -686,6 +688,22 @@ static void pstripe_listen_accept(struct pstripe_sock *lps)
 		/* Its first bytes may have come before its callbacks. */
 		pstripe_lstn_queue(lstn, sf);
 	}
+}
+
+/*
+ * accept() took a child off @lps's accept queue.  The work stops taking
+ * connections from TCP's queue while backlog children wait for accept()
+ * (pstripe_listen_accept()): room again, it must take them, and nothing
+ * else would make it run when TCP's queue is full (no new connection, so
+ * no event): the connections in it, and the clients whose SYNs TCP drops
+ * meanwhile, would wait for the next deadline of the listener, if any.
+ */
+void pstripe_listen_accepted(struct pstripe_sock *lps)
+{
+	sock_owned_by_me(ps_sk(lps));
+	WRITE_ONCE(lps->accept_len, lps->accept_len - 1);
+	if (lps->accept_len == pstripe_backlog(lps) - 1)
+		pstripe_kick(lps);
 }
 
 /* The work runs again when the next deadline comes. */

@@ -376,7 +376,7 @@ static int pstripe_accept_sk(struct socket *sock, struct socket *newsock,
 		goto out;
 	child = list_first_entry(&ps->accept_q, struct pstripe_sock, lnode);
 	list_del_init(&child->lnode);
-	WRITE_ONCE(ps->accept_len, ps->accept_len - 1);
+	pstripe_listen_accepted(ps);
 	release_sock(sk);
 
 	/* The child's struct sock moves to the socket accept() returns. */

@@ -708,6 +708,7 @@ void pstripe_pending_plain(struct pstripe_sock *lps,
 void pstripe_listen_work(struct pstripe_sock *lps,
 			 struct pstripe_reap *reap);
 int pstripe_listen_backlog(int backlog);
+void pstripe_listen_accepted(struct pstripe_sock *lps);
 int pstripe_lstn_init(struct pstripe_sock *lps);
 void pstripe_lstn_free(struct pstripe_sock *lps);
 void pstripe_listen_drain(struct pstripe_sock *lps,

@@ -11,6 +11,9 @@
  * TCP sockets of the listening port in /proc/net/tcp (this netns only),
  * watches Slab in /proc/meminfo, and connects legitimately meanwhile.
  * LONG=1: 20,000 connections per round, rounds for 5 minutes.
+ *
+ * accept_resumes: connections left in TCP's queue while the listener's
+ * accept queue was full are taken once accept() makes room.
  */
 #include <assert.h>
 #include <fcntl.h>
@@ -412,6 +415,78 @@ TEST_F_TIMEOUT(flood, never_joined, 900)
 	do {
 		one_round(_metadata, self, total);
 	} while (!_metadata->exit_code && now_ms() < end);
+}
+
+/* Connections waiting in the TCP listener's queue of local port @port. */
+static int tcp_queued(int port)
+{
+	int lport, state, rxq, n = -1;
+	char line[512];
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*d: %*x:%x %*x:%*x %x %*x:%x", &lport,
+			   &state, &rxq) == 3 &&
+		    lport == port && state == 0x0a)	/* LISTEN */
+			n = rxq;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The listener stops taking connections from TCP's queue while backlog
+ * connections wait for accept() (Documentation/psock.rst, "Listener under
+ * a flood"); accept() must make it take them again.  Nothing else may:
+ * a full TCP queue brings no new connection, and so no event, and TCP
+ * drops the SYNs of the clients that come meanwhile.
+ */
+TEST(accept_resumes)
+{
+	int lfd, port, fds[BACKLOG + 4], n = 0, got = 0, fd, i;
+	struct pollfd p = { .events = POLLIN };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	long t0;
+
+	ASSERT_EQ(0, netns_lo());
+	lfd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, lfd);
+	len = lo_addr(AF_INET, 0, &ss);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, listen(lfd, BACKLOG));
+	port = sock_port(lfd);
+	/* Plain clients, one at a time, until one stays in TCP's queue. */
+	do {
+		fds[n] = socket(AF_INET, SOCK_STREAM, 0);
+		ASSERT_LE(0, fds[n]);
+		ASSERT_EQ(0, lo_connect(fds[n], AF_INET, port));
+		ASSERT_EQ(1, send(fds[n], "x", 1, 0));
+		n++;
+		for (i = 0; i < 100 && tcp_queued(port) > 0; i++)
+			usleep(10000);
+	} while (!tcp_queued(port) && n < BACKLOG + 4);
+	ASSERT_LT(BACKLOG, n);
+	ASSERT_LT(0, tcp_queued(port));
+	/* The server accepts: every client, at once (3 s allowed). */
+	p.fd = lfd;
+	t0 = now_ms();
+	while (got < n && now_ms() - t0 < 3000) {
+		if (poll(&p, 1, 100) != 1)
+			continue;
+		fd = accept(lfd, NULL, NULL);
+		if (fd >= 0) {
+			got++;
+			close(fd);
+		}
+	}
+	TH_LOG("%d plain clients, %d accepted in %ld ms", n, got,
+	       now_ms() - t0);
+	EXPECT_EQ(n, got);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	close(lfd);
 }
 
 TEST_HARNESS_MAIN
