@@ -359,6 +359,20 @@ static bool hicn_cons_data_is_seg(const struct hicn_cons *c,
 }
 
 /*
+ * After a PROBE, answered with version @ver or not (0): the subscription
+ * waits for the version after @ver and after every version the socket
+ * received of the name, never one older (hicn_cons.lock held).
+ */
+static void hicn_cons_wait_after(struct hicn_cons *c, u32 ver)
+{
+	lockdep_assert_held(&c->lock);
+	c->after = max(ver, c->seen);
+	c->after_known = true;
+	c->first.kind = HICN_I_NEXT;
+	c->first.ver = c->after;
+}
+
+/*
  * A PROBE answered @d, the newest version: the subscription waits for a
  * version after it, and after every version it has received.  The caller
  * holds hicn_cons.lock.
@@ -367,10 +381,7 @@ static void hicn_cons_data_probe(struct hicn_cons *c,
 				 const struct hicn_data *d)
 {
 	lockdep_assert_held(&c->lock);
-	c->after = max(d->key.ver, c->seen);
-	c->after_known = true;
-	c->first.kind = HICN_I_NEXT;
-	c->first.ver = c->after;
+	hicn_cons_wait_after(c, d->key.ver);
 	memset(&c->first_slot, 0, sizeof(c->first_slot));
 	c->gen++;
 	if (!c->pumping)
@@ -634,14 +645,11 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 			hicn_cc_timeout(&c->cc, slot->sent_ns);
 		if (c->first.kind == HICN_I_PROBE) {
 			/*
-			 * Nobody answered: any version will do, but one
+			 * Nobody answered: any version will do, but none
 			 * older than those received.
 			 */
 			hicn_pit_cancel(hicn_cons_net(hs), &c->first, hs->face);
-			c->after = c->seen;
-			c->after_known = true;
-			c->first.kind = HICN_I_NEXT;
-			c->first.ver = c->after;
+			hicn_cons_wait_after(c, 0);
 		} else if (c->first.kind == HICN_I_NEXT) {
 			*retx = true;	/* a subscription waits forever */
 		} else if (rel && slot->tries < c->retx_limit) {
