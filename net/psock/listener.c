@@ -16,10 +16,23 @@
  * Nothing is polled: a pending subflow's callbacks put it on the ready
  * list (&pstripe_lstn.ready) and kick the work, which looks at those
  * alone; deadlines are kept in order in their lists (@pending, @blocked,
- * @chello, @embryos: each entry of a list got the same timeout when it
- * was added), so that the work looks at the heads and sleeps until the
- * next one.  Joins find their embryo, and a join that overtook its client
- * hello the pending connection, by token in a hash keyed with siphash.
+ * @chello, @quiet, @partial, @embryos: each entry of a list got the same
+ * timeout when it was added), so that the work looks at the heads and
+ * sleeps until the next one.
+ *
+ * A client hello that does not come in time resets the connection only
+ * if the client's TCP has not acknowledged our server hello either (a
+ * client host gone, a path down).  A client whose TCP did is alive, only
+ * slow (its machine out of TCP memory, its data backing off): it waits
+ * on @quiet, checked again at every client hello timeout, for as long as
+ * its TCP connection lasts or until its handshake slot is needed for a
+ * new one (it is the oldest); TCP's keepalive, turned on meanwhile,
+ * finds out whether the client host is still there
+ * (pstripe_quiet_probe()).  A reset would fail a live client's
+ * connection, or make the two ends disagree.
+ *
+ * Joins find their embryo, and a join that overtook its client hello the
+ * pending connection, by token in a hash keyed with siphash.
  *
  * Bounds (Documentation/psock.rst, "Listener under a flood")
  * ------
@@ -134,6 +147,7 @@ int pstripe_lstn_init(struct pstripe_sock *lps)
 	INIT_LIST_HEAD(&lstn->ready);
 	INIT_LIST_HEAD(&lstn->blocked);
 	INIT_LIST_HEAD(&lstn->chello);
+	INIT_LIST_HEAD(&lstn->quiet);
 	INIT_LIST_HEAD(&lstn->partial);
 	get_random_bytes(&lstn->key, sizeof(lstn->key));
 	/* Longer ago than any slack pstripe_pending_end() gives. */
@@ -185,6 +199,47 @@ static struct pstripe_subflow *pstripe_lstn_next(struct pstripe_lstn *lstn)
 	return sf;
 }
 
+/*
+ * A quiet client (&pstripe_lstn.quiet) must go on answering: TCP's
+ * keepalive probes it at the client hello interval, and a client host
+ * gone after it acknowledged our hello fails to answer two of them; TCP
+ * then drops the connection, and the next look at it refuses it.
+ */
+static void pstripe_quiet_probe(struct pstripe_sock *lps,
+				struct pstripe_subflow *sf)
+{
+	unsigned int ms = jiffies_to_msecs(pstripe_chello_jiffies(ps_sk(lps)));
+	int secs = clamp_t(int, DIV_ROUND_UP(ms, MSEC_PER_SEC), 1,
+			   MAX_TCP_KEEPINTVL);
+	struct sock *ssk = sf->sock->sk;
+
+	if (sf->quiet_ka || sock_flag(ssk, SOCK_KEEPOPEN))
+		return;
+	sf->quiet_ka = true;
+	tcp_sock_set_keepidle(ssk, secs);
+	tcp_sock_set_keepintvl(ssk, secs);
+	tcp_sock_set_keepcnt(ssk, PSTRIPE_QUIET_PROBES);
+	sock_set_keepalive(ssk);
+}
+
+/* It spoke: the connection goes on as TCP's defaults have it. */
+static void pstripe_quiet_probe_off(struct pstripe_subflow *sf)
+{
+	struct sock *ssk = sf->sock->sk;
+	struct tcp_sock *tp = tcp_sk(ssk);
+
+	if (!sf->quiet_ka)
+		return;
+	sf->quiet_ka = false;
+	lock_sock(ssk);
+	ssk->sk_prot->keepalive(ssk, 0);
+	sock_reset_flag(ssk, SOCK_KEEPOPEN);
+	WRITE_ONCE(tp->keepalive_time, 0);
+	WRITE_ONCE(tp->keepalive_intvl, 0);
+	WRITE_ONCE(tp->keepalive_probes, 0);
+	release_sock(ssk);
+}
+
 /* Take @sf out of the listener's lists and hash; its events still come. */
 static void pstripe_pend_unlink(struct pstripe_sock *lps,
 				struct pstripe_subflow *sf)
@@ -192,6 +247,7 @@ static void pstripe_pend_unlink(struct pstripe_sock *lps,
 	struct pstripe_lstn *lstn = lps->lstn;
 
 	sock_owned_by_me(ps_sk(lps));
+	pstripe_quiet_probe_off(sf);
 	if (sf->pend_state == PSTRIPE_PEND_CHELLO)
 		lstn->nhs--;
 	else if (sf->pend_state != PSTRIPE_PEND_NONE)
@@ -395,16 +451,23 @@ static bool pstripe_pending_expired(struct pstripe_sock *lps,
 	return time_after_eq(jiffies, pstripe_pending_end(lps, sf));
 }
 
-/* The handshake that has waited longest: a @chello subflow or an embryo. */
+/*
+ * The handshake that has waited longest: a subflow waiting for its client
+ * hello (those on @quiet waited longer than any on @chello) or an embryo.
+ */
 static unsigned long pstripe_hs_oldest(struct pstripe_sock *lps,
 				       struct pstripe_subflow **sfp,
 				       struct pstripe_sock **childp)
 {
+	struct pstripe_lstn *lstn = lps->lstn;
 	struct pstripe_subflow *sf;
 	struct pstripe_sock *child;
 
-	sf = list_first_entry_or_null(&lps->lstn->chello,
-				      struct pstripe_subflow, node);
+	sf = list_first_entry_or_null(&lstn->quiet, struct pstripe_subflow,
+				      node);
+	if (!sf)
+		sf = list_first_entry_or_null(&lstn->chello,
+					      struct pstripe_subflow, node);
 	child = list_first_entry_or_null(&lps->embryos, struct pstripe_sock,
 					 lnode);
 	if (sf && child && time_before(child->sf[0]->since, sf->since))
@@ -474,6 +537,29 @@ static void pstripe_pend_partial(struct pstripe_sock *lps,
 	list_move_tail(&sf->node, &lstn->partial);
 }
 
+/*
+ * Has the client's TCP acknowledged all we sent on @sf (the server hello),
+ * and is the connection up?  Lockless: a hint, checked again later.
+ */
+static bool pstripe_pend_peer_alive(const struct pstripe_subflow *sf)
+{
+	const struct sock *ssk = sf->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	return READ_ONCE(ssk->sk_state) == TCP_ESTABLISHED &&
+	       !READ_ONCE(ssk->sk_err) &&
+	       READ_ONCE(tp->snd_una) == READ_ONCE(tp->write_seq);
+}
+
+/* No client hello in time from a live client: it waits on, on @quiet. */
+static void pstripe_pend_quiet(struct pstripe_sock *lps,
+			       struct pstripe_subflow *sf)
+{
+	pstripe_quiet_probe(lps, sf);
+	sf->deadline = jiffies + pstripe_chello_jiffies(ps_sk(lps));
+	list_move_tail(&sf->node, &lps->lstn->quiet);
+}
+
 /* No room for the handshake @sf's probe asks for: it waits its turn. */
 static void pstripe_pend_block(struct pstripe_sock *lps,
 			       struct pstripe_subflow *sf)
@@ -510,6 +596,10 @@ static void pstripe_step_chello(struct pstripe_sock *lps,
 	}
 	if (r == -EAGAIN && !expired)
 		return;
+	if (r == -EAGAIN && !sf->deadline_short && pstripe_pend_peer_alive(sf)) {
+		pstripe_pend_quiet(lps, sf);
+		return;
+	}
 	/* Once begun, a client hello comes whole within the hello timeout. */
 	if (r > 0 && r < sizeof(h) && !expired &&
 	    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO)) {
@@ -608,8 +698,10 @@ static void pstripe_expire_list(struct pstripe_sock *lps,
 					      node)) &&
 	       pstripe_pending_expired(lps, sf)) {
 		pstripe_pending_step(lps, sf, reap);
+		/* Still there and due (not waited for longer): refused. */
 		if (list_first_entry_or_null(list, struct pstripe_subflow,
-					     node) == sf)
+					     node) == sf &&
+		    pstripe_pending_expired(lps, sf))
 			pstripe_pend_refuse(lps, sf, reap);
 	}
 }
@@ -620,6 +712,7 @@ static void pstripe_listen_expire(struct pstripe_sock *lps,
 	pstripe_expire_list(lps, &lps->pending, reap);
 	pstripe_expire_list(lps, &lps->lstn->blocked, reap);
 	pstripe_expire_list(lps, &lps->lstn->chello, reap);
+	pstripe_expire_list(lps, &lps->lstn->quiet, reap);
 	pstripe_expire_list(lps, &lps->lstn->partial, reap);
 }
 
@@ -711,7 +804,8 @@ static void pstripe_listen_rearm(struct pstripe_sock *lps)
 {
 	struct pstripe_lstn *lstn = lps->lstn;
 	struct list_head *lists[] = { &lps->pending, &lstn->blocked,
-				      &lstn->chello, &lstn->partial };
+				      &lstn->chello, &lstn->quiet,
+				      &lstn->partial };
 	unsigned long next = jiffies + MAX_JIFFY_OFFSET / 2, t;
 	struct pstripe_subflow *sf;
 	struct pstripe_sock *child;
@@ -786,7 +880,7 @@ void pstripe_listen_drain(struct pstripe_sock *lps,
 			  struct pstripe_reap *reap)
 {
 	struct pstripe_lstn *lstn = lps->lstn;
-	struct list_head *lists[4];
+	struct list_head *lists[5];
 	struct pstripe_subflow *sf;
 	struct pstripe_sock *child;
 	int i;
@@ -796,7 +890,8 @@ void pstripe_listen_drain(struct pstripe_sock *lps,
 	lists[0] = &lps->pending;
 	lists[1] = &lstn->blocked;
 	lists[2] = &lstn->chello;
-	lists[3] = &lstn->partial;
+	lists[3] = &lstn->quiet;
+	lists[4] = &lstn->partial;
 	for (i = 0; i < ARRAY_SIZE(lists); i++) {
 		while ((sf = list_first_entry_or_null(lists[i],
 						      struct pstripe_subflow,

@@ -159,6 +159,8 @@ struct pstripe_blk {
  * @since: jiffies when its handshake began (server hello sent)
  * @pend_state: PSTRIPE_PEND_*
  * @deadline_short: @deadline is the one of &pstripe_lstn.partial
+ * @quiet_ka: on &pstripe_lstn.quiet, TCP keepalive turned on to find out
+ *	whether the client is still there (listener.c)
  * @token: the token sent in the server hello (PSTRIPE_PEND_CHELLO), or
  *	the one a join waiting for its connection names (PSTRIPE_PEND_FIRST)
  * @tnode: in the listener's token hash (same lock as @node)
@@ -223,6 +225,7 @@ struct pstripe_subflow {
 	unsigned long		since;
 	u8			pend_state;
 	bool			deadline_short;
+	bool			quiet_ka;
 	u64			token;
 	struct hlist_node	tnode;
 	struct pstripe_lstn	*lstn;
@@ -487,10 +490,12 @@ enum {
  * @ready: subflows with an event since the work last looked (@rnode)
  * @blocked: PSTRIPE_PEND_BLOCKED subflows, in order of their deadlines
  * @chello: PSTRIPE_PEND_CHELLO subflows, in order of their deadlines
+ * @quiet: PSTRIPE_PEND_CHELLO subflows past their deadline whose client's
+ *	TCP acknowledged the server hello: alive, waited for (listener.c)
  * @partial: PSTRIPE_PEND_CHELLO subflows that sent part of their client
  *	hello, in order of their (shorter) deadlines
  * @npend: subflows of &pstripe_sock.pending and @blocked
- * @nhs: handshakes: subflows of @chello and embryos
+ * @nhs: handshakes: subflows of @chello, @quiet and @partial, and embryos
  * @key: keys the token hash, so that a peer cannot choose a bucket
  * @tok_sf: subflows by @token: PSTRIPE_PEND_CHELLO, and joins waiting
  *	for their connection
@@ -504,6 +509,7 @@ struct pstripe_lstn {
 	struct list_head	ready;
 	struct list_head	blocked;
 	struct list_head	chello;
+	struct list_head	quiet;
 	struct list_head	partial;
 	int			npend;
 	int			nhs;
@@ -527,6 +533,8 @@ struct pstripe_lstn {
  */
 #define PSTRIPE_HS_MIN		256
 #define PSTRIPE_HS_GRACE	(HZ / 5)
+/* Keepalive probes a quiet client may leave unanswered (listener.c). */
+#define PSTRIPE_QUIET_PROBES	2
 #define PSTRIPE_LISTEN_MULT	PSOCK_STREAM_CNT_LIMIT
 /* Pending subflows one run of a listener's work steps at most. */
 #define PSTRIPE_LISTEN_BUDGET	256

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cg_lib.h"
+#include "test_util.h"
 #include "psock_lib.h"
 #include "kselftest_harness.h"
 
@@ -206,6 +207,76 @@ static void spoil_n(struct hello *h)
 static void spoil_version(struct hello *h)
 {
 	h->version = 9;
+}
+
+/*
+ * A client whose TCP acknowledged the server hello is alive, only slow to
+ * answer it (its machine out of TCP memory, its data backing off, as
+ * under load_test's CPU hog): the server waits past the client hello
+ * timeout (hello_timeout_ms + 2 x stale_timeout_ms: 500 ms here) instead
+ * of resetting it, and takes the client's late plain data (it fell back
+ * meanwhile) as a plain TCP connection.  A reset would fail a connection
+ * whose peer is alive.
+ */
+TEST_F(srv, slow_live_client_waited_for)
+{
+	struct pollfd p = { .fd = self->lfd, .events = POLLIN };
+	struct psock_info_buf info;
+	uint64_t token;
+	char buf[4];
+	int fd, a;
+
+	ASSERT_EQ(0, sysctl_set("/proc/sys/net/psock/stale_timeout_ms", "100"));
+	fd = raw_client(self->port, &token);
+	ASSERT_LE(0, fd);
+	usleep(1500000);	/* three client hello timeouts */
+	ASSERT_EQ(4, send(fd, "ping", 4, MSG_NOSIGNAL));
+	ASSERT_EQ(1, poll(&p, 1, 5000)) TH_LOG("the slow client was not accepted");
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, read_full(a, buf, 4));
+	EXPECT_EQ(0, memcmp(buf, "ping", 4));
+	ASSERT_EQ(0, psock_info(a, &info));
+	EXPECT_TRUE(info.h.flags & PSOCK_INFO_FALLBACK);
+	ASSERT_EQ(4, send(a, "pong", 4, 0));
+	EXPECT_EQ(0, read_full(fd, buf, 4));
+	EXPECT_EQ(0, memcmp(buf, "pong", 4));
+	close(a);
+	close(fd);
+}
+
+/*
+ * A client host gone after its TCP acknowledged the server hello (nft
+ * drops all it sends from then on): the server waits past the client
+ * hello timeout as for a live one, but TCP's keepalive finds out (two
+ * unanswered probes at that interval, 1 s here) and the connection is
+ * refused, counted in HandshakeFails, never handed to accept(); once
+ * the client can send again, its data meets a reset.
+ */
+TEST_F(srv, dead_client_found_out)
+{
+	char rule[160], buf[4];
+	uint64_t token;
+	int fd, i;
+
+	ASSERT_EQ(0, sysctl_set("/proc/sys/net/psock/stale_timeout_ms", "100"));
+	fd = raw_client(self->port, &token);
+	ASSERT_LE(0, fd);
+	usleep(100000);		/* its ACK of the server hello left */
+	snprintf(rule, sizeof(rule),
+		 "nft 'add rule inet t o tcp sport %d drop'", sock_port(fd));
+	ASSERT_EQ(0, system("nft add table inet t"));
+	ASSERT_EQ(0, system("nft 'add chain inet t o { type filter hook output priority 0; }'"));
+	ASSERT_EQ(0, system(rule));
+	for (i = 0; i < 150 && psock_counter("HandshakeFails") < 1; i++)
+		usleep(100000);
+	EXPECT_EQ(1, psock_counter("HandshakeFails"))
+		TH_LOG("not refused within %d ms", i * 100);
+	EXPECT_EQ(0, nothing_accepted(self->lfd));
+	ASSERT_EQ(0, system("nft delete table inet t"));
+	send(fd, "ping", 4, MSG_NOSIGNAL);
+	EXPECT_EQ(0, read_full(fd, buf, 4) ? 0 : -1);
+	close(fd);
 }
 
 TEST_F(srv, short_client_hello)

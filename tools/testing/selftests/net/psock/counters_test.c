@@ -4,7 +4,7 @@
  * ("PsockExt:" names, then "PsockExt:" values; then the machine's block
  * pool, "PsockMem:", in the same layout).  In a fresh netns they all
  * start at 0; a 4-subflow connection, a fallback against a plain TCP
- * server and a client that stops after its probe move exactly the
+ * server and a client hello with the wrong token move exactly the
  * counters they should; another netns still reads 0.
  */
 #include <fcntl.h>
@@ -77,6 +77,7 @@ TEST(counters_per_netns)
 	int lfd, tfd, fd, c, port, tport, one = 1;
 	unsigned int i;
 	char b = 0xa5;
+	struct hello h;
 
 	ASSERT_EQ(0, netns_lo());
 	ASSERT_EQ(0, set_hello_timeout("300"));
@@ -108,16 +109,18 @@ TEST(counters_per_netns)
 	close(fd);
 	close(tfd);
 
-	/* A plain client that sends the probe, then nothing: refused. */
+	/* A raw client whose client hello has the wrong token: refused. */
 	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_TCP);
 	ASSERT_LE(0, fd);
 	setsockopt(fd, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof(one));
 	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
 	ASSERT_EQ(1, send(fd, &b, 1, MSG_OOB));
-	/*
-	 * Refused once no client hello came within hello_timeout_ms +
-	 * 2 x stale_timeout_ms (10.3 s here): wait for the counter.
-	 */
+	ASSERT_EQ(sizeof(h), recv(fd, &h, sizeof(h), MSG_WAITALL));
+	ASSERT_EQ(T_SHELLO, h.type);
+	h.type = T_CHELLO;
+	h.n = 1;
+	h.token ^= 1;
+	ASSERT_EQ(sizeof(h), send(fd, &h, sizeof(h), 0));
 	for (i = 0; i < 300; i++) {
 		ASSERT_EQ(0, read_counters(v));
 		if (v[3])
