@@ -393,6 +393,8 @@ static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
 	si->mark = READ_ONCE(ssk->sk_mark);
 	si->priority = READ_ONCE(ssk->sk_priority);
 	si->nodelay = !!(tp->nonagle & TCP_NAGLE_OFF);
+	si->bound_dev_if = READ_ONCE(ssk->sk_bound_dev_if);
+	si->reuse = ssk->sk_reuse;
 	si->local_port = ntohs(inet->inet_sport);
 	si->remote_port = ntohs(inet->inet_dport);
 	memcpy(si->local_addr, &inet->inet_rcv_saddr, 4);

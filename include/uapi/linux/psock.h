@@ -115,6 +115,9 @@ struct pstream_int {
  * @mark: the subflow's SO_MARK
  * @priority: the subflow's SO_PRIORITY
  * @nodelay: 1 when TCP_NODELAY is set on the subflow
+ * @bound_dev_if: the interface the subflow is bound to (SO_BINDTODEVICE's
+ *	ifindex), 0 for none
+ * @reuse: the subflow's SO_REUSEADDR (0 or 1)
  *
  * New fields are only ever added at the end.
  */
@@ -137,6 +140,8 @@ struct psock_subflow_info {
 	__u32	mark;
 	__u32	priority;
 	__u32	nodelay;
+	__u32	bound_dev_if;
+	__u32	reuse;
 };
 
 /**
