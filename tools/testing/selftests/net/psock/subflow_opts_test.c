@@ -4,9 +4,11 @@
  * SO_RCVBUF, SO_MARK, SO_PRIORITY and TCP_NODELAY set before connect()
  * (the subflows are made with them), on the listener (accepted subflows
  * start with them), and after connect() (the next call on the socket
- * copies them).  PSOCK_INFO shows each subflow's own values, read from its
- * TCP socket.  A per-subflow PSOCK_SNDBUF wins over SO_SNDBUF, and fails
- * with EISCONN once the connection has begun.
+ * copies them); SO_BINDTODEVICE and SO_REUSEADDR set before bind() or
+ * connect() (copied to each subflow when it is made).  PSOCK_INFO shows
+ * each subflow's own values, read from its TCP socket.  A per-subflow
+ * PSOCK_SNDBUF wins over SO_SNDBUF, and fails with EISCONN once the
+ * connection has begun.
  *
  * Each test runs in its own netns on loopback, with 4 subflows.
  */
@@ -95,6 +97,7 @@ static int connect_pair(struct __test_metadata *_metadata, int fd, int lfd,
 
 struct want {
 	int snd_buf, rcv_buf, mark, priority, nodelay;	/* -1: any */
+	int bound_dev_if, reuse;			/* -1: any */
 };
 
 /* Every subflow of @fd carries @w (subflow @skip excepted, if >= 0). */
@@ -112,9 +115,9 @@ static void check_subflows(struct __test_metadata *_metadata, int fd,
 
 		if ((int)si->index == skip)
 			continue;
-		TH_LOG("subflow %u: sndbuf %u rcvbuf %u mark %u prio %u nodelay %u",
+		TH_LOG("subflow %u: sndbuf %u rcvbuf %u mark %u prio %u nodelay %u dev %u reuse %u",
 		       si->index, si->snd_buf, si->rcv_buf, si->mark,
-		       si->priority, si->nodelay);
+		       si->priority, si->nodelay, si->bound_dev_if, si->reuse);
 		if (w->snd_buf >= 0)
 			EXPECT_EQ(w->snd_buf, (int)si->snd_buf);
 		if (w->rcv_buf >= 0)
@@ -125,6 +128,10 @@ static void check_subflows(struct __test_metadata *_metadata, int fd,
 			EXPECT_EQ(w->priority, (int)si->priority);
 		if (w->nodelay >= 0)
 			EXPECT_EQ(w->nodelay, (int)si->nodelay);
+		if (w->bound_dev_if >= 0)
+			EXPECT_EQ(w->bound_dev_if, (int)si->bound_dev_if);
+		if (w->reuse >= 0)
+			EXPECT_EQ(w->reuse, (int)si->reuse);
 	}
 }
 
@@ -146,6 +153,7 @@ TEST_F_TIMEOUT(opts, set_before_connect_and_on_listener, 120)
 		.snd_buf = get_int(self->lfd, SOL_SOCKET, SO_SNDBUF),
 		.rcv_buf = get_int(self->lfd, SOL_SOCKET, SO_RCVBUF),
 		.mark = 7, .priority = 3, .nodelay = 1,
+		.bound_dev_if = -1, .reuse = -1,
 	};
 	EXPECT_EQ(80000, sw.snd_buf);	/* doubled, as for TCP */
 
@@ -161,6 +169,7 @@ TEST_F_TIMEOUT(opts, set_before_connect_and_on_listener, 120)
 		.snd_buf = get_int(fd, SOL_SOCKET, SO_SNDBUF),
 		.rcv_buf = get_int(fd, SOL_SOCKET, SO_RCVBUF),
 		.mark = 42, .priority = 5, .nodelay = 1,
+		.bound_dev_if = -1, .reuse = -1,
 	};
 	EXPECT_EQ(131072, cw.snd_buf);
 
@@ -180,7 +189,7 @@ TEST_F_TIMEOUT(opts, set_before_connect_and_on_listener, 120)
 /* Set on a connected socket: the next call copies them to the subflows. */
 TEST_F_TIMEOUT(opts, set_after_connect, 120)
 {
-	struct want w = { -1, -1, 0, 0, 0 };
+	struct want w = { -1, -1, 0, 0, 0, -1, -1 };
 	char b = 'y';
 	int fd, c;
 
@@ -201,12 +210,12 @@ TEST_F_TIMEOUT(opts, set_after_connect, 120)
 	/* Data still flows both ways, then every subflow has them. */
 	EXPECT_EQ(1, send(fd, &b, 1, 0));
 	EXPECT_EQ(1, recv(c, &b, 1, MSG_WAITALL));
-	w = (struct want){ 200000, -1, 9, 6, 1 };
+	w = (struct want){ 200000, -1, 9, 6, 1, -1, -1 };
 	check_subflows(_metadata, fd, &w, -1);
 
 	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_NODELAY, 0));
 	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_MARK, 0));
-	w = (struct want){ 200000, -1, 0, 6, 0 };
+	w = (struct want){ 200000, -1, 0, 6, 0, -1, -1 };
 	check_subflows(_metadata, fd, &w, -1);
 	EXPECT_EQ(0, get_int(fd, SOL_TCP, TCP_NODELAY));
 	close(c);
@@ -217,7 +226,7 @@ TEST_F_TIMEOUT(opts, set_after_connect, 120)
 TEST_F_TIMEOUT(opts, per_subflow_buffer_wins, 120)
 {
 	struct pstream_int pi = { .index = 1, .value = 30000 };
-	struct want w = { -1, -1, -1, -1, -1 };
+	struct want w = { -1, -1, -1, -1, -1, -1, -1 };
 	struct psock_info_buf ib;
 	int fd, c, one = 1;
 
@@ -249,6 +258,52 @@ TEST_F_TIMEOUT(opts, per_subflow_buffer_wins, 120)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_TCP, TCP_MAXSEG, &one, sizeof(one)));
 	EXPECT_EQ(ENOPROTOOPT, errno);
+	close(c);
+	close(fd);
+}
+
+/*
+ * SO_BINDTODEVICE and SO_REUSEADDR set before bind() or connect() are
+ * copied to every subflow when it is made (Documentation/psock.rst,
+ * "Socket calls"): the client's control and data subflows, and those the
+ * listener accepts.  A connection without them has subflows without them.
+ */
+TEST_F_TIMEOUT(opts, bindtodevice_and_reuseaddr, 120)
+{
+	struct want w = { -1, -1, -1, -1, -1, 0, 0 };
+	int fd, c, plain, pc, lo = if_nametoindex("lo");
+
+	ASSERT_LT(0, lo);
+	ASSERT_EQ(0, set_int(self->lfd, SOL_SOCKET, SO_REUSEADDR, 1));
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_SOCKET, SO_BINDTODEVICE, "lo",
+				sizeof("lo")));
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+
+	/* Neither option on the client: only the accepted side has them. */
+	plain = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, plain);
+	ASSERT_EQ(0, psock_opts(plain, NSF, NSF, -1));
+	pc = connect_pair(_metadata, plain, self->lfd, variant->family,
+			  self->port);
+	ASSERT_LE(0, pc);
+	check_subflows(_metadata, plain, &w, -1);
+	w.bound_dev_if = lo;
+	w.reuse = 1;
+	check_subflows(_metadata, pc, &w, -1);
+	close(pc);
+	close(plain);
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_REUSEADDR, 1));
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, "lo",
+				sizeof("lo")));
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+	check_subflows(_metadata, fd, &w, -1);
+	check_subflows(_metadata, c, &w, -1);
 	close(c);
 	close(fd);
 }
