@@ -5,9 +5,10 @@
  * acknowledged yet are still delivered by the orphaned socket; SO_LINGER
  * with a time waits at most that long; SO_LINGER {1, 0} and data left
  * unread reset the connection; an orphan whose peer acknowledges nothing
- * for 4 x stale_timeout_ms is reset and counted in CloseTimeouts.  The
- * peer here does not read until the close() returned, so nothing is
- * acknowledged before.
+ * for 4 x stale_timeout_ms is reset and counted in CloseTimeouts; a
+ * subflow reset while the orphan still has blocks to deliver has them
+ * resent on the others.  The peer here does not read until the close()
+ * returned, so nothing is acknowledged before.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -230,6 +231,90 @@ TEST_F_TIMEOUT(cl, unread_data_resets, 120)
 	ASSERT_LT(256 << 10, fill(self->c, self->buf, BIG));
 	EXPECT_GT(500, timed_close(&self->c));
 	EXPECT_EQ(-ECONNRESET, drain(self->a, self->buf));
+}
+
+/* Subflow @index of @fd: its local port, or -1. */
+static int sf_port(int fd, unsigned int index)
+{
+	struct psock_info_buf ib;
+	unsigned int i;
+
+	if (psock_info(fd, &ib))
+		return -1;
+	for (i = 0; i < ib.h.num && i < PSOCK_STREAM_CNT_LIMIT; i++)
+		if (ib.sf[i].index == index)
+			return ib.sf[i].local_port;
+	return -1;
+}
+
+/* Segments the reset rule of reset_port() rejected, or -1. */
+static long resets_sent(void)
+{
+	char line[256];
+	long n = -1, sum = 0;
+	FILE *f;
+
+	f = popen("nft list chain inet psock_cut input", "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, "counter packets ");
+
+		if (p && sscanf(p, "counter packets %ld", &n) == 1)
+			sum += n;
+	}
+	if (pclose(f) || n < 0)
+		return -1;
+	return sum;
+}
+
+/*
+ * Cut the TCP connection of local port @port: from now on every segment
+ * of it, either way, draws a TCP reset to its sender (resets themselves
+ * pass), so both of its ends are reset as soon as they send.  The table
+ * is made again each time: a first call (port 0, matching nothing) loads
+ * nftables' modules, which takes seconds under TCG.
+ */
+static int reset_port(int port)
+{
+	char cmd[640];
+
+	snprintf(cmd, sizeof(cmd),
+		 "nft -f - <<EOF\n"
+		 "table inet psock_cut\n"
+		 "delete table inet psock_cut\n"
+		 "table inet psock_cut {\n"
+		 " chain input {\n"
+		 "  type filter hook input priority 0; policy accept;\n"
+		 "  tcp flags & rst == 0 tcp sport %d counter reject with tcp reset\n"
+		 "  tcp flags & rst == 0 tcp dport %d counter reject with tcp reset\n"
+		 " }\n"
+		 "}\n"
+		 "EOF\n", port, port);
+	return system(cmd);
+}
+
+/*
+ * A data subflow reset while the closed socket still has blocks to
+ * deliver: the orphan resends that subflow's blocks on the subflows left,
+ * and the peer reads every byte intact, then the end of the stream
+ * (psock.rst, "close()": "resending the blocks of a subflow that fails
+ * meanwhile"; "Subflow failure": nothing is lost or duplicated).
+ */
+TEST_F_TIMEOUT(cl, subflow_reset_during_close, 120)
+{
+	size_t sent = fill(self->c, self->buf, BIG);
+	int port = sf_port(self->c, 1);
+
+	ASSERT_LT(256 << 10, sent);
+	ASSERT_LT(0, port);
+	ASSERT_EQ(0, reset_port(0));
+	EXPECT_GT(500, timed_close(&self->c));
+	ASSERT_EQ(0, reset_port(port));
+	/* The peer reads: it acknowledges on subflow 1 too, and is reset. */
+	EXPECT_EQ((long)sent, drain(self->a, self->buf));
+	EXPECT_LT(0, resets_sent());
+	EXPECT_EQ(0, psock_counter("CloseTimeouts"));
 }
 
 /*
