@@ -7,12 +7,15 @@
  * unread reset the connection; an orphan whose peer acknowledges nothing
  * for 4 x stale_timeout_ms is reset and counted in CloseTimeouts; a
  * subflow reset while the orphan still has blocks to deliver has them
- * resent on the others.  The peer here does not read until the close()
+ * resent on the others; a signal cuts SO_LINGER's wait short and the rest
+ * is still delivered.  The peer here does not read until the close()
  * returned, so nothing is acknowledged before.
  */
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <time.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "psock_lib.h"
@@ -314,6 +317,49 @@ TEST_F_TIMEOUT(cl, subflow_reset_during_close, 120)
 	/* The peer reads: it acknowledges on subflow 1 too, and is reset. */
 	EXPECT_EQ((long)sent, drain(self->a, self->buf));
 	EXPECT_LT(0, resets_sent());
+	EXPECT_EQ(0, psock_counter("CloseTimeouts"));
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * SO_LINGER with a time, cut short by a signal whose handler has no
+ * SA_RESTART: close() returns once the signal comes (psock.rst: "wait
+ * that long first (less when a signal comes)"), 0 as TCP's, with the
+ * descriptor gone; and what was sent is still delivered whole by the
+ * orphan, then the end of the stream: never part of a block.
+ */
+TEST_F_TIMEOUT(cl, linger_cut_by_signal, 120)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 30 };
+	struct itimerval it = { .it_value = { .tv_usec = 300000 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+	size_t sent;
+	double t;
+	int fd, r;
+
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setsockopt(self->c, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	sent = fill(self->c, self->buf, BIG);
+	ASSERT_LT(256 << 10, sent);
+	fd = self->c;
+	self->c = -1;
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+	t = now_ms();
+	r = close(fd);
+	t = now_ms() - t;
+	EXPECT_EQ(0, r);
+	EXPECT_EQ(-1, fcntl(fd, F_GETFD));
+	EXPECT_EQ(EBADF, errno);
+	TH_LOG("close() returned after %.0f ms", t);
+	EXPECT_LT(250, t);	/* it lingered until the signal */
+	EXPECT_GT(3000, t);	/* and no longer */
+	EXPECT_EQ((long)sent, drain(self->a, self->buf));
 	EXPECT_EQ(0, psock_counter("CloseTimeouts"));
 }
 
