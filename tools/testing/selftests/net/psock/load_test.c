@@ -8,8 +8,10 @@
  * is alive, or leave the two ends striping and not striping.
  *
  * Each client sends its own pattern of ECHO_LEN bytes and reads back the
- * server's echo; the server echoes every accepted connection and records
- * what PSOCK_INFO says of it, keyed by the client's port.
+ * server's echo; the server echoes every accepted connection, checks what
+ * it received against the pattern, and records what PSOCK_INFO says of
+ * it, keyed by the client that pattern names (not by its port: loopback
+ * reuses ports of connections in TIME_WAIT).
  */
 #include <poll.h>
 #include <signal.h>
@@ -26,6 +28,8 @@ struct end {
 	int	err;		/* 0, an errno, or -1 for wrong data */
 	int	flags;		/* PSOCK_INFO flags */
 	int	streams;	/* negotiated stream count */
+	long	in;		/* server: bytes received (all checked) */
+	long	bad_at;		/* server: offset of the first wrong byte, or -1 */
 };
 
 struct conn {
@@ -35,7 +39,7 @@ struct conn {
 	struct end	cli;
 };
 
-static struct end srv_end[65536];	/* by the client's port */
+static struct end srv_end[MAX_CONNS];	/* by the client's index */
 
 /* Where each echo thread is, for the report of one that never finished. */
 struct live {
@@ -44,10 +48,15 @@ struct live {
 	long	in, out;	/* bytes received and echoed */
 };
 
-static struct live srv_live[65536];	/* by the client's port */
+static struct live srv_live[MAX_CONNS];	/* by the client's index */
 
-/* Echo threads that could not name their peer: why, and their state. */
-static int peer_fail_cnt, peer_fail_errno, peer_fail_flags;
+/* The first 8 bytes of each client's pattern: how the server knows it. */
+static uint8_t first8[MAX_CONNS][8];
+static int nclients;
+
+/* Echo threads whose first bytes named no client: how many, the last. */
+static int peer_fail_cnt, peer_fail_flags;
+static long peer_fail_in;
 static pthread_mutex_t srv_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int info_of(int fd, struct end *e)
@@ -61,16 +70,52 @@ static int info_of(int fd, struct end *e)
 	return 0;
 }
 
-static int peer_port(int fd)
+/* The client whose pattern begins with @b, or -1. */
+static int client_of(const uint8_t *b)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
+	int i;
 
-	if (getpeername(fd, (struct sockaddr *)&ss, &len))
-		return -1;
-	if (ss.ss_family == AF_INET)
-		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	for (i = 0; i < nclients; i++)
+		if (!memcmp(first8[i], b, 8))
+			return i;
+	return -1;
+}
+
+/*
+ * What the server receives, checked as it comes: the first 8 bytes name
+ * the client, every later byte must follow that client's pattern.
+ */
+struct check {
+	uint8_t		head[8];
+	long		in;		/* bytes seen */
+	long		bad_at;		/* first wrong byte, or -1 */
+	int		idx;		/* the client, or -1 */
+	struct pattern	p;
+};
+
+static void check_bytes(struct check *c, const uint8_t *b, size_t len)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < len; i++, c->in++) {
+		if (c->in < 8) {
+			c->head[c->in] = b[i];
+			if (c->in < 7)
+				continue;
+			c->idx = client_of(c->head);
+			if (c->idx < 0) {
+				c->bad_at = 0;
+				continue;
+			}
+			pattern_init(&c->p, 1000 + c->idx);
+			for (k = 0; k < 8; k++)
+				pattern_next(&c->p);
+			continue;
+		}
+		if (c->idx >= 0 && c->bad_at < 0 && b[i] != pattern_next(&c->p))
+			c->bad_at = c->in;
+	}
 }
 
 /* Echo one connection until its end of stream. */
@@ -78,21 +123,12 @@ static __thread char echo_buf[65536];
 
 static void *echo_main(void *arg)
 {
-	int fd = (int)(long)arg, port = peer_port(fd), err = 0;
+	struct check chk = { .idx = -1, .bad_at = -1 };
 	struct timeval tv = { .tv_sec = 120 };
+	int fd = (int)(long)arg, err = 0;
+	struct live tmp = { 0 }, *l = &tmp;
 	char *buf = echo_buf;
 	struct end e = { 0 };
-
-	struct live *l = port > 0 ? &srv_live[port] : &(struct live){ 0 };
-
-	if (port <= 0) {
-		struct end f = { 0 };
-
-		peer_fail_errno = errno;
-		info_of(fd, &f);
-		peer_fail_flags = f.flags;
-		__atomic_add_fetch(&peer_fail_cnt, 1, __ATOMIC_RELAXED);
-	}
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
@@ -104,12 +140,16 @@ static void *echo_main(void *arg)
 		l->phase = 1;
 		r = recv(fd, buf, sizeof(echo_buf), 0);
 		l->phase = 2;
-		if (r > 0)
-			l->in += r;
 		if (r <= 0) {
 			err = r ? errno : 0;
 			break;
 		}
+		check_bytes(&chk, (uint8_t *)buf, r);
+		if (chk.idx >= 0 && l == &tmp) {
+			srv_live[chk.idx] = tmp;
+			l = &srv_live[chk.idx];
+		}
+		l->in += r;
 		while (off < r) {
 			ssize_t w = send(fd, buf + off, r - off, MSG_NOSIGNAL);
 
@@ -128,18 +168,24 @@ out:
 	close(fd);
 	e.err = err;
 	e.done = 1;
-	if (port > 0) {
-		pthread_mutex_lock(&srv_lock);
-		srv_end[port] = e;
-		pthread_mutex_unlock(&srv_lock);
+	e.in = chk.in;
+	e.bad_at = chk.bad_at;
+	pthread_mutex_lock(&srv_lock);
+	if (chk.idx >= 0) {
+		srv_end[chk.idx] = e;
+	} else {
+		peer_fail_cnt++;
+		peer_fail_in = chk.in;
+		peer_fail_flags = e.flags;
 	}
+	pthread_mutex_unlock(&srv_lock);
 	return NULL;
 }
 
 /* An echo that never finished: where it stands, and its subflows. */
-static void report_live(int port)
+static void report_live(int idx)
 {
-	struct live *l = &srv_live[port];
+	struct live *l = &srv_live[idx];
 	struct psock_info_buf b;
 	int i;
 
@@ -156,16 +202,27 @@ static void report_live(int port)
 			b.sf[i].local_port, b.sf[i].remote_port);
 }
 
-/* The namespace's PSOCK counters, after a failure. */
-static void report_counters(void)
+/* A /proc file into the report. */
+static void report_file(const char *path)
 {
 	char line[256];
-	FILE *f = fopen("/proc/net/psock", "r");
+	FILE *f = fopen(path, "r");
 
 	while (f && fgets(line, sizeof(line), f))
 		fprintf(stderr, "#   %s", line);
 	if (f)
 		fclose(f);
+}
+
+/*
+ * The namespace's PSOCK counters after a failure, and TCP's memory
+ * (stalls under load come from TCP's global limit, tcp_mem).
+ */
+static void report_counters(void)
+{
+	report_file("/proc/net/psock");
+	report_file("/proc/net/sockstat");
+	report_file("/proc/sys/net/ipv4/tcp_mem");
 }
 
 struct server {
@@ -273,6 +330,13 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 	memset(srv_end, 0, sizeof(srv_end));
 	memset(srv_live, 0, sizeof(srv_live));
 	peer_fail_cnt = 0;
+	nclients = n;
+	for (i = 0; i < n; i++) {
+		struct pattern p;
+
+		pattern_init(&p, 1000 + i);
+		pattern_fill(&p, first8[i], 8);
+	}
 	lfd = socket(family, SOCK_STREAM, IPPROTO_PSOCK);
 	ASSERT_LE(0, lfd);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
@@ -299,32 +363,32 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 	shutdown(lfd, SHUT_RDWR);
 	close(lfd);
 	for (i = 0; i < n; i++) {
-		struct end *se = c[i].cport > 0 ? &srv_end[c[i].cport] : NULL;
+		struct end *se = &srv_end[i];
 		struct end ce = c[i].cli;
 		int wait;
 
 		/* The server's echo thread closes after the client read EOF. */
-		for (wait = 0; se && !se->done && wait < 100; wait++)
+		for (wait = 0; !se->done && wait < 100; wait++)
 			usleep(100000);
 		pthread_mutex_lock(&srv_lock);
-		if (ce.err || !se || !se->done || se->err ||
+		if (ce.err || !se->done || se->err || se->in != ECHO_LEN ||
+		    se->bad_at >= 0 ||
 		    (ce.flags & PSOCK_INFO_FALLBACK) !=
 		    (se->flags & PSOCK_INFO_FALLBACK) ||
 		    ce.streams != se->streams) {
 			fprintf(stderr,
-				"# conn %d port %d: client %s (streams %d%s), server %s%s (streams %d%s)\n",
+				"# conn %d port %d: client %s (streams %d%s), server %s (streams %d%s), received %ld bytes, first wrong at %ld\n",
 				i, c[i].cport,
 				ce.err > 0 ? strerror(ce.err) :
 				ce.err ? "wrong data" : "ok", ce.streams,
 				ce.flags & PSOCK_INFO_FALLBACK ? " fallback" : "",
-				!se || !se->done ? "never finished" : "",
-				se && se->done ? (se->err > 0 ?
-				strerror(se->err) : "ok") : "",
-				se ? se->streams : 0,
-				se && se->flags & PSOCK_INFO_FALLBACK ?
-				" fallback" : "");
-			if (se && !se->done)
-				report_live(c[i].cport);
+				!se->done ? "never finished" : se->err > 0 ?
+				strerror(se->err) : "ok",
+				se->streams,
+				se->flags & PSOCK_INFO_FALLBACK ? " fallback" : "",
+				se->in, se->bad_at);
+			if (!se->done)
+				report_live(i);
 			bad++;
 		}
 		if (ce.flags & PSOCK_INFO_FALLBACK)
@@ -335,18 +399,8 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 		n, bad, fallbacks);
 	if (bad) {
 		report_counters();
-		fprintf(stderr, "#   %d echo threads without a peer name (last: %s, flags %#x)\n",
-			peer_fail_cnt, strerror(peer_fail_errno),
-			peer_fail_flags);
-		for (i = 0; i < 65536; i++) {
-			int j, known = 0;
-
-			for (j = 0; j < n && !known; j++)
-				known = c[j].cport == i;
-			if (srv_live[i].phase && !known)
-				fprintf(stderr, "#   echo of port %d: no such client\n",
-					i);
-		}
+		fprintf(stderr, "#   %d echo threads whose bytes named no client (last: %ld bytes, flags %#x)\n",
+			peer_fail_cnt, peer_fail_in, peer_fail_flags);
 	}
 	EXPECT_EQ(0, bad);
 }
