@@ -197,6 +197,7 @@ struct pstripe_blk {
  * @poff: bytes of @pull copied
  * @last_una: TCP snd_una at @progress_at
  * @last_rcv: TCP rcv_nxt at the last stale check
+ * @last_ack_ts: TCP rcv_tstamp (the last ACK taken) at the last stale check
  * @progress_at: jiffies when TCP last saw an ack or had nothing to deliver
  *	(at the last stale check)
  * @heard_at: jiffies of the last stale check that saw the peer acknowledge
@@ -204,7 +205,7 @@ struct pstripe_blk {
  * @resumed_at: jiffies of the first such check after a silence of half
  *	a stale timeout or more
  * @in_flight: the last stale check saw data not acknowledged (in flight,
- *	or queued while the peer's window is open)
+ *	or queued while the peer's window has room for a segment)
  * @graced: stuck, given until @grace_end to show that its path is back
  *	(pstripe_sf_forsaken())
  * @grace_end: see @graced
@@ -256,6 +257,7 @@ struct pstripe_subflow {
 	u32			poff;
 	u32			last_una;
 	u32			last_rcv;
+	u32			last_ack_ts;
 	unsigned long		progress_at;
 	unsigned long		heard_at;
 	unsigned long		resumed_at;

@@ -421,11 +421,12 @@ void pstripe_release_subflows(struct pstripe_sock *ps)
 /*
  * Is live subflow @sf stuck: data to deliver and no acknowledgment since
  * the clock started?  Stuck means data not acknowledged and no ack for
- * it: in flight, or queued while the peer's window is open (a route gone
- * with its link keeps TCP from sending anything), or behind a closed
- * window whose probes go unanswered.  A peer that closed its window (not
- * reading) answers the probes, and each answer clears icsk_probes_out:
- * not stuck.  The clock starts when this check first sees such data: a
+ * it: in flight, or queued while the peer's window has room for a
+ * segment (a route gone with its link keeps TCP from sending anything),
+ * or behind a closed window (none, or too small for a segment) whose
+ * probes go unanswered.  A peer that closed its window (not reading)
+ * answers the probes, and each answer clears icsk_probes_out and is
+ * progress: not stuck.  The clock starts when this check first sees such data: a
  * subflow that was idle since the last check is not late.  *@waiting
  * says whether it has data outstanding.  Also notes when the peer was
  * last heard on @sf (an ack, or data), and when it was heard again after
@@ -437,6 +438,9 @@ static bool pstripe_sf_stuck(struct pstripe_subflow *sf, unsigned long stale,
 	struct sock *ssk = sf->sock->sk;
 	struct tcp_sock *tp = tcp_sk(ssk);
 	u32 una = READ_ONCE(tp->snd_una), rcv = READ_ONCE(tp->rcv_nxt);
+	u32 queued = READ_ONCE(tp->write_seq) - una;
+	u32 ack_ts = READ_ONCE(tp->rcv_tstamp);
+	bool closed, answered;
 
 	if (una != sf->last_una || rcv != sf->last_rcv) {
 		if (time_after(jiffies, sf->heard_at + stale / 2))
@@ -444,11 +448,22 @@ static bool pstripe_sf_stuck(struct pstripe_subflow *sf, unsigned long stale,
 		sf->heard_at = jiffies;
 	}
 	sf->last_rcv = rcv;
+	/*
+	 * The peer's window is closed for TCP when no segment fits in it
+	 * (a full one, or all that is queued): TCP sends nothing more into
+	 * it (silly window avoidance) but its probes, until the peer's
+	 * reader makes room.  That waits for the reader, not the path: any
+	 * ACK of the peer's TCP (a probe's answer, one that says the window
+	 * is still closed) is progress then.
+	 */
+	closed = READ_ONCE(tp->snd_wnd) <
+		 min(queued, READ_ONCE(tp->mss_cache));
+	answered = closed && ack_ts != sf->last_ack_ts;
+	sf->last_ack_ts = ack_ts;
 	*waiting = READ_ONCE(tp->packets_out) ||
-		   (READ_ONCE(tp->write_seq) != una &&
-		    (READ_ONCE(tp->snd_wnd) ||
-		     READ_ONCE(inet_csk(ssk)->icsk_probes_out)));
-	if (!*waiting || una != sf->last_una || !sf->in_flight) {
+		   (queued &&
+		    (!closed || READ_ONCE(inet_csk(ssk)->icsk_probes_out)));
+	if (!*waiting || una != sf->last_una || answered || !sf->in_flight) {
 		sf->last_una = una;
 		sf->progress_at = jiffies;
 		sf->in_flight = *waiting;
