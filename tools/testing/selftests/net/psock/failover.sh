@@ -13,7 +13,9 @@
 # path 2 fails (netem loss 100%, ip link set down); the blocks
 # it held are resent on path 1, cmp must pass both ways and the client
 # must be left with no subflow of path 2 and both of path 1 (a healthy
-# subflow is never declared dead).  Path 2 is also cut by TCP
+# subflow is never declared dead).  The same over IPv6, and with the
+# control subflow (sf[0]) on path 2: the client connects to path 2, the
+# server announces path 1.  Path 2 is also cut by TCP
 # resets (nft, past 1 MiB per connection).  When every path fails for a
 # while and comes back, the transfer goes on with every subflow.
 
@@ -67,32 +69,38 @@ both_loss() {		# both_loss PATH PERCENT
 	tc -n $B qdisc change dev veth-b$1 root netem delay 5ms rate 20mbit loss "$2%"
 }
 
-# check_failover DESC FAM SRV1 SRV2
+# check_failover DESC KEPT CUT: the client's PSOCK_INFO after a cut of
+# the path to CUT.
 check_failover() {
-	local n2
-	local n1 left
+	local n1 n2 left
 	expect_info "$1" "$TMP/a.err" "streams=4 driver=0 fallback=0"
 	left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
 	[ -n "$left" ] && [ "$left" -lt 4 ]
 	tap_result $? "$1: PSOCK_INFO down from 4 subflows (to ${left:-?})"
-	# Path 2's are gone; path 1 keeps both of its own: a healthy
-	# subflow is never declared dead, however slow the host.
-	n1=$(path_val "$3" subflows)
-	n2=$(path_val "$4" subflows)
+	# The cut path's are gone; the other keeps both of its own: a
+	# healthy subflow is never declared dead, however slow the host.
+	n1=$(path_val "$2" subflows)
+	n2=$(path_val "$3" subflows)
 	[ -z "$n2" ] && [ "${n1:-0}" = 2 ]
 	tap_result $? "$1: no subflow of path 2 left, ${n1:-0} of path 1 (want 2)"
 }
 
-run_failover() {	# run_failover DESC FAM SRV1 SRV2 FAIL_CMD...
-	local desc=$1 fam=$2 s1=$3 s2=$4 opt=
+# run_failover DESC FAM CONNECT ANNOUNCE FAIL_CMD...: the client connects
+# to CONNECT (its control subflow, sf[0], and sf[2] go there), the server
+# announces ANNOUNCE (sf[1], sf[3]); FAIL_CMD cuts path 2, whichever of
+# the two addresses is on it.
+run_failover() {
+	local desc=$1 fam=$2 s1=$3 s2=$4 opt= kept cut
 	shift 4
 	[ "$fam" = 6 ] && opt=-6
+	kept=$s1 cut=$s2
+	case $s1 in 10.71.2.*|fd71:2:*) kept=$s2 cut=$s1 ;; esac
 	fail_later "$@"
 	gated "$TMP/a" $PC $opt -i -W $((3 * STALE)) -n 4 "$s1" PORT
 	xfer "$desc: 16 MiB / 8 MiB, cmp both ways" 16777216 \
 		$PC $opt -i -n 4 -a "$s2" -l PORT -- "${GATED[@]}"
 	wait
-	check_failover "$desc" "$fam" "$s1" "$s2"
+	check_failover "$desc" "$kept" "$cut"
 }
 
 # 1. netem drops everything on path 2: no progress for stale_timeout_ms.
@@ -104,6 +112,19 @@ both_loss 2 0
 run_failover "v4, path 2 link down" 4 10.71.1.2 10.71.2.2 \
 	ip -n $A link set veth-a2 down
 ip -n $A link set veth-a2 up
+
+# 2b. The same over IPv6 (veth_lib.sh gives both paths fd71:P::1/2).
+run_failover "v6, path 2 loses every packet" 6 fd71:1::2 fd71:2::2 \
+	both_loss 2 100
+both_loss 2 0
+
+# 2c. The control subflow's path is the one cut: the client connects to
+# path 2 and the server announces path 1, so sf[0] (and sf[2]) run on
+# path 2.  Losing the control subflow is losing a subflow: the transfer
+# completes on path 1's two.
+run_failover "v4, control subflow's path 2 loses every packet" 4 \
+	10.71.2.2 10.71.1.2 both_loss 2 100
+both_loss 2 0
 
 # 3. Round-robin loses a path too (v4, loss).
 fail_later both_loss 2 100
