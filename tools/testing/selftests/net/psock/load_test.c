@@ -399,7 +399,7 @@ static void echo_many(struct __test_metadata *_metadata, int family,
 		n, bad, fallbacks);
 	if (bad) {
 		report_counters();
-		fprintf(stderr, "#   %d echo threads whose bytes named no client (last: %ld bytes, flags %#x)\n",
+		fprintf(stderr, "#   %d echo threads, no client (last %ld B, flags %#x)\n",
 			peer_fail_cnt, peer_fail_in, peer_fail_flags);
 	}
 	EXPECT_EQ(0, bad);
