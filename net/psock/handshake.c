@@ -130,8 +130,31 @@ void pstripe_established(struct pstripe_sock *ps)
 	}
 	for (i = 0; i < ps->nsf; i++)
 		pstripe_nl_sf_established(ps->sf[i]);
+	/* A client opens dead subflows again: the control one's route. */
+	if (!ps->csock && !ps->fallback && ps->stream_cnt > 1)
+		pstripe_route_control(ps);
 	pstripe_set_state(sk, TCP_ESTABLISHED);
 	pstripe_wake(sk);
+}
+
+/*
+ * Client: new subflow @sf, connected, asks to take the place of dead
+ * subflow @slot of the established connection (pm.c).  0 once sent.
+ */
+int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
+			int slot)
+{
+	struct pstripe_hello h;
+	int r;
+
+	pstripe_hello_fill(ps, &h, PSTRIPE_MSG_REJOIN);
+	h.n = ps->stream_cnt;
+	h.index = slot;
+	h.token = cpu_to_be64(ps->token);
+	r = pstripe_sf_send(sf, &h, sizeof(h), 0);
+	if (r == sizeof(h))
+		return 0;
+	return r < 0 ? r : -EAGAIN;
 }
 
 /*

@@ -334,6 +334,9 @@ void pstripe_child_ready(struct pstripe_sock *lps,
 	pstripe_established(child);
 	for (i = 0; i < child->nsf; i++)
 		pstripe_sf_set_owner(child->sf[i], ps_sk(child));
+	/* Its subflows may rejoin it once they die (pm.c). */
+	if (!child->fallback && child->stream_cnt > 1)
+		pstripe_token_add(child);
 	pstripe_kick(child);
 	list_add_tail(&child->lnode, &lps->accept_q);
 	WRITE_ONCE(lps->accept_len, lps->accept_len + 1);
@@ -418,6 +421,38 @@ static void pstripe_pending_join(struct pstripe_sock *lps,
 		pstripe_child_ready(lps, found);
 	}
 	return;
+refuse:
+	pstripe_pend_refuse(lps, sf, reap);
+}
+
+/*
+ * A subflow taking a dead one's place in an established connection: to
+ * the connection its token names, whichever listener took it (pm.c).
+ */
+static void pstripe_pending_rejoin(struct pstripe_sock *lps,
+				   struct pstripe_subflow *sf,
+				   struct pstripe_reap *reap)
+{
+	struct sock *lsk = ps_sk(lps);
+	struct pstripe_sock *ps;
+	struct pstripe_hello h;
+
+	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h))
+		goto refuse;
+	ps = pstripe_token_get(sock_net(lsk), be64_to_cpu(h.token),
+			       lsk->sk_family);
+	if (!ps)
+		goto refuse;
+	pstripe_pend_unlink(lps, sf);
+	sf->index = h.index;
+	pstripe_sf_set_owner(sf, ps_sk(ps));
+	if (pstripe_rejoin_queue(ps, sf)) {
+		sock_put(ps_sk(ps));
+		return;
+	}
+	/* Its events must not reach @ps once our reference is gone. */
+	pstripe_sf_detach(sf);
+	sock_put(ps_sk(ps));
 refuse:
 	pstripe_pend_refuse(lps, sf, reap);
 }
@@ -673,6 +708,14 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 			    pstripe_join_early(lps, sf, be64_to_cpu(h.token)))
 				return;
 			pstripe_pending_join(lps, sf, reap);
+			return;
+		}
+		if (!expired)
+			return;
+	}
+	if (r > 0 && pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_REJOIN)) {
+		if (r == sizeof(h)) {
+			pstripe_pending_rejoin(lps, sf, reap);
 			return;
 		}
 		if (!expired)

@@ -1,7 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * PSOCK path management: the addresses data subflows connect to (announced
- * by the server, or the control subflow's) and opening the extra subflows.
+ * by the server, or the control subflow's), opening the extra subflows,
+ * and opening them again once they died.
+ *
+ * A path that comes back gets its subflows again (issue #581 of MPTCP's
+ * tracker asks the same of its path manager).  The client remembers where
+ * each subflow went (&pstripe_subflow.route).  A dead subflow's slot is
+ * opened again PSTRIPE_REJOIN_FIRST after it died, then after twice as
+ * long after each try that failed, up to PSTRIPE_REJOIN_MAX; one try at a
+ * time, given the join wait (pstripe_join_wait_jiffies()) to connect.
+ * The new subflow's first bytes are a rejoin that names the connection's
+ * token and the slot; any listener of the server finds the connection in
+ * the token table (token.c) and queues the subflow on it (@rj_q); the
+ * connection's work takes it into the slot under its own lock, in place
+ * of the dead subflow (reset first if the server had not found it dead).
+ * Nothing is lost: the dead subflow's blocks were resent already, and a
+ * block the server was reading from it is read again from its resent copy.
  */
 
 #include <linux/jiffies.h>
@@ -105,6 +120,41 @@ static int pstripe_data_addrs(struct pstripe_sock *ps,
 	return 1 + n;
 }
 
+/* Where subflow @sf goes: to @dst, from @src when @bind. */
+static void pstripe_route_set(struct pstripe_subflow *sf,
+			      const struct sockaddr_storage *dst,
+			      const struct sockaddr_storage *src, int alen,
+			      int ifindex, bool bind)
+{
+	struct pstripe_route *rt = &sf->route;
+
+	if (alen <= 0 || alen > sizeof(rt->dst))
+		return;
+	memcpy(&rt->dst, dst, alen);
+	memcpy(&rt->src, src, alen);
+	rt->alen = alen;
+	rt->ifindex = ifindex;
+	rt->bind = bind;
+}
+
+/*
+ * Client, established: the control subflow's route, from the address it
+ * was connected from (any port) to the server's.
+ */
+void pstripe_route_control(struct pstripe_sock *ps)
+{
+	struct sockaddr_storage src, dst = { };
+	int len;
+
+	sock_owned_by_me(ps_sk(ps));
+	len = kernel_getsockname(ps->sf[0]->sock, (struct sockaddr *)&src);
+	if (len <= 0 || len != ps->peer_len)
+		return;
+	memcpy(&dst, &ps->peer, len);
+	pstripe_addr_to_ss(ps_sk(ps), 0, NULL, 0, &src);
+	pstripe_route_set(ps->sf[0], &dst, &src, len, 0, true);
+}
+
 /*
  * Data subflow i goes to dst[i % ndst]; from src[i % nsrc] when the client
  * added source addresses (src[0] is the control subflow's), from the
@@ -152,6 +202,8 @@ int pstripe_open_data_subflows(struct pstripe_sock *ps,
 		ps->sf[i] = sf;
 		ps->nsf = i + 1;
 		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_SUBFLOWS_OPENED);
+		pstripe_route_set(sf, &dst[d], &src[s], dlen, ifindex[s],
+				  nsrc > 1 || !d);
 		/*
 		 * A subflow that cannot be bound or connected stays closed:
 		 * the join step abandons it, the others go on.
@@ -185,4 +237,228 @@ bool pstripe_addr_msg_sane(struct pstripe_sock *ps,
 	if (m->family == 4)
 		return true;
 	return m->family == 6 && ps_sk(ps)->sk_family == AF_INET6;
+}
+
+/* ---- opening dead subflows again (client) ---- */
+
+/* Dead @sf's slot: its next try is armed; true when it is due. */
+static bool pstripe_rejoin_due(struct pstripe_subflow *sf,
+			       unsigned long *next)
+{
+	if (!sf->retry_armed) {
+		sf->retry_at = jiffies +
+			min_t(unsigned long,
+			      PSTRIPE_REJOIN_FIRST << min_t(int, sf->retries, 6),
+			      PSTRIPE_REJOIN_MAX);
+		sf->retry_armed = true;
+	}
+	if (time_after_eq(jiffies, sf->retry_at))
+		return true;
+	if (!*next || time_before(sf->retry_at, *next))
+		*next = sf->retry_at;
+	return false;
+}
+
+static void pstripe_rejoin_failed(struct pstripe_subflow *dead)
+{
+	if (dead->retries < U8_MAX)
+		dead->retries++;
+	dead->retry_armed = false;
+}
+
+/* A new TCP connection along dead subflow @slot's route. */
+static void pstripe_rejoin_start(struct pstripe_sock *ps, int slot)
+{
+	struct pstripe_subflow *dead = ps->sf[slot], *sf;
+	const struct pstripe_route *rt = &dead->route;
+	struct sock *sk = ps_sk(ps);
+	int err;
+
+	sf = pstripe_sf_create(sk, dead->index, &err);
+	if (!sf) {
+		pstripe_rejoin_failed(dead);
+		return;
+	}
+	err = 0;
+	if (rt->ifindex)
+		err = sock_bindtoindex(sf->sock->sk, rt->ifindex, true);
+	if (!err && rt->bind)
+		err = kernel_bind(sf->sock, (struct sockaddr_unsized *)&rt->src,
+				  rt->alen);
+	if (!err)
+		err = kernel_connect(sf->sock,
+				     (struct sockaddr_unsized *)&rt->dst,
+				     rt->alen, O_NONBLOCK);
+	if (err && err != -EINPROGRESS) {
+		pstripe_sf_free(sf);
+		pstripe_rejoin_failed(dead);
+		return;
+	}
+	pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_SUBFLOWS_OPENED);
+	ps->rj_sf = sf;
+	ps->rj_slot = slot;
+	ps->rj_deadline = jiffies + pstripe_join_wait_jiffies(sk);
+}
+
+/* The try in progress: connected (rejoin sent, into the slot), or not. */
+static void pstripe_rejoin_step(struct pstripe_sock *ps)
+{
+	struct pstripe_subflow *sf = ps->rj_sf, *dead = ps->sf[ps->rj_slot];
+	int st = pstripe_sf_state(sf);
+
+	if (st == TCP_SYN_SENT && time_before(jiffies, ps->rj_deadline)) {
+		pstripe_schedule_by(ps, ps->rj_deadline - jiffies);
+		return;
+	}
+	ps->rj_sf = NULL;
+	if (st == TCP_ESTABLISHED && !pstripe_send_rejoin(ps, sf, ps->rj_slot)) {
+		pstripe_sf_replace(ps, ps->rj_slot, sf);
+		return;
+	}
+	pstripe_sf_free(sf);
+	pstripe_rejoin_failed(dead);
+}
+
+/**
+ * pstripe_pm_work() - open dead subflows again, one at a time
+ * @ps: a client's established striped connection, its lock held
+ *
+ * Not once the connection failed (no subflow left), nor once our end of
+ * the stream is sent (shutdown(), close()): what is left goes on the
+ * subflows there are.
+ */
+void pstripe_pm_work(struct pstripe_sock *ps)
+{
+	unsigned long next = 0;
+	int i;
+
+	sock_owned_by_me(ps_sk(ps));
+	if (!ps->nlive || ps->snd_fin || ps->bg_close) {
+		pstripe_pm_stop(ps);
+		return;
+	}
+	if (ps->rj_sf) {
+		pstripe_rejoin_step(ps);
+		if (ps->rj_sf)
+			return;
+	}
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		if (!sf || pstripe_sf_live(sf) || !sf->route.alen ||
+		    !pstripe_rejoin_due(sf, &next))
+			continue;
+		pstripe_rejoin_start(ps, i);
+		if (ps->rj_sf) {
+			pstripe_schedule_by(ps, ps->rj_deadline - jiffies);
+			return;
+		}
+		pstripe_rejoin_due(sf, &next);
+	}
+	if (next)
+		pstripe_schedule_by(ps, next - jiffies);
+}
+
+/* ---- subflows that rejoin (server) ---- */
+
+/**
+ * pstripe_rejoin_queue() - hand a subflow that rejoined to its connection
+ * @ps: the connection (a reference held), not locked
+ * @sf: the subflow, its owner @ps already; @sf->index is the slot asked
+ *
+ * Context: a listener's work, under the listener's lock.
+ * Return: true once queued, false if @ps is torn down or has as many
+ *	waiting as it has slots (the caller resets @sf).
+ */
+bool pstripe_rejoin_queue(struct pstripe_sock *ps, struct pstripe_subflow *sf)
+{
+	bool ok;
+
+	spin_lock_bh(&ps->rj_lock);
+	ok = !ps->rj_closed && ps->rj_len < PSOCK_STREAM_CNT_LIMIT;
+	if (ok) {
+		list_add_tail(&sf->node, &ps->rj_q);
+		ps->rj_len++;
+	}
+	spin_unlock_bh(&ps->rj_lock);
+	if (ok)
+		pstripe_kick(ps);
+	return ok;
+}
+
+/* The peer told us dead subflow @i is: it is, and not the last one. */
+static void pstripe_sf_retire(struct pstripe_sock *ps, int i)
+{
+	if (!pstripe_sf_live(ps->sf[i]))
+		return;
+	ps->nlive++;	/* its replacement is here: never the last */
+	pstripe_sf_kill(ps, i, -ECONNRESET);
+	ps->nlive--;
+}
+
+static void pstripe_rejoin_refuse(struct pstripe_sock *ps,
+				  struct pstripe_subflow *sf)
+{
+	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
+	sock_no_linger(sf->sock->sk);
+	pstripe_sf_free(sf);
+}
+
+/*
+ * Server, established: the subflows that rejoined take their slots.  A
+ * slot out of range, or a connection that failed (nothing left to
+ * rejoin), gets a reset.
+ */
+void pstripe_rejoin_take(struct pstripe_sock *ps)
+{
+	struct pstripe_subflow *sf, *tmp;
+	LIST_HEAD(q);
+
+	sock_owned_by_me(ps_sk(ps));
+	spin_lock_bh(&ps->rj_lock);
+	list_splice_init(&ps->rj_q, &q);
+	ps->rj_len = 0;
+	spin_unlock_bh(&ps->rj_lock);
+	list_for_each_entry_safe(sf, tmp, &q, node) {
+		int i = sf->index;
+
+		list_del_init(&sf->node);
+		if (i >= ps->nsf || !ps->sf[i] || !ps->nlive ||
+		    pstripe_sf_state(sf) != TCP_ESTABLISHED) {
+			pstripe_rejoin_refuse(ps, sf);
+			continue;
+		}
+		pstripe_sf_retire(ps, i);
+		pstripe_sf_replace(ps, i, sf);
+		pstripe_mib_inc(sock_net(ps_sk(ps)),
+				PSTRIPE_MIB_SUBFLOWS_JOINED);
+	}
+}
+
+/*
+ * The connection is torn down (its lock held): the try in progress is
+ * dropped, and so are the subflows that rejoined and wait; none comes
+ * any more.
+ */
+void pstripe_pm_stop(struct pstripe_sock *ps)
+{
+	struct pstripe_subflow *sf, *tmp;
+	LIST_HEAD(q);
+
+	if (ps->rj_sf) {
+		pstripe_sf_free(ps->rj_sf);
+		ps->rj_sf = NULL;
+	}
+	if (!ps->closing)
+		return;
+	pstripe_token_del(ps);
+	spin_lock_bh(&ps->rj_lock);
+	ps->rj_closed = true;
+	list_splice_init(&ps->rj_q, &q);
+	ps->rj_len = 0;
+	spin_unlock_bh(&ps->rj_lock);
+	list_for_each_entry_safe(sf, tmp, &q, node) {
+		list_del_init(&sf->node);
+		pstripe_rejoin_refuse(ps, sf);
+	}
 }

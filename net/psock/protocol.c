@@ -56,6 +56,11 @@
  * (spin_lock_bh()) guards the graveyard's lists: close() takes it under
  * the PSOCK socket's lock, the graveyard work alone, a graveyard
  * subflow's events under its sk_callback_lock; nothing is taken under it.
+ * Two more leaf spinlocks: the token table's (token.c) and a server
+ * connection's &pstripe_sock.rj_lock (its queue of subflows that
+ * rejoined, pm.c), taken under a listener's or the connection's own
+ * lock; a listener hands a rejoin to a connection through that queue and
+ * never locks the connection.
  *
  * Teardown
  * --------
@@ -78,7 +83,8 @@
  * teardown, the graveyard), sched.c (the drivers), output.c (the send path
  * and resends), input.c (block parsing, reordering, delivery), handshake.c
  * (hellos, the client's handshake), pm.c (addresses, extra subflows),
- * listener.c (the listener), sockopt.c (SOL_PSOCK options, PSOCK_INFO),
+ * listener.c (the listener), token.c (established connections by token,
+ * for rejoins), sockopt.c (SOL_PSOCK options, PSOCK_INFO),
  * ctrl.c (per-netns sysctls net.psock.*), mib.c (/proc/net/psock
  * counters), wire.h (on-wire structures), protocol.h (internal
  * declarations), compat.h (kernel differences).
@@ -527,15 +533,13 @@ static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
 	return ok;
 }
 
-static __poll_t pstripe_poll(struct file *file, struct socket *sock,
-			     poll_table *wait)
+/* Under rcu_read_lock(): a dead subflow replaced is freed after it. */
+static __poll_t pstripe_poll_mask(struct sock *sk)
 {
-	struct sock *sk = sock->sk;
 	struct pstripe_sock *ps = pstripe_sk(sk);
 	__poll_t mask = 0;
 	int state, shutdown;
 
-	sock_poll_wait(file, sock, wait);
 	state = inet_sk_state_load(sk);
 	shutdown = READ_ONCE(sk->sk_shutdown);
 	if (state == TCP_LISTEN)
@@ -559,6 +563,18 @@ static __poll_t pstripe_poll(struct file *file, struct socket *sock,
 	if ((shutdown & SEND_SHUTDOWN) ||
 	    pstripe_snd_ready(ps, PSTRIPE_BLK_MAX, true))
 		mask |= EPOLLOUT | EPOLLWRNORM;
+	return mask;
+}
+
+static __poll_t pstripe_poll(struct file *file, struct socket *sock,
+			     poll_table *wait)
+{
+	__poll_t mask;
+
+	sock_poll_wait(file, sock, wait);
+	rcu_read_lock();
+	mask = pstripe_poll_mask(sock->sk);
+	rcu_read_unlock();
 	return mask;
 }
 
@@ -915,6 +931,7 @@ static void pstripe_teardown(struct pstripe_sock *ps,
 
 	sock_owned_by_me(sk);
 	ps->closing = true;
+	pstripe_pm_stop(ps);
 	WRITE_ONCE(sk->sk_shutdown, SHUTDOWN_MASK);
 	for (i = 0; i < PSOCK_STREAM_CNT_LIMIT; i++)
 		if (ps->sf[i])
@@ -1002,6 +1019,8 @@ static void pstripe_work(struct work_struct *work)
 			}
 		}
 		pstripe_check_subflows(ps);
+		pstripe_rejoin_take(ps);
+		pstripe_pm_work(ps);
 		pstripe_push_all(ps);
 		pstripe_wake(sk);
 		if (ps->bg_close && pstripe_bg_close_done(ps)) {
@@ -1030,6 +1049,9 @@ void pstripe_sock_init(struct pstripe_sock *ps)
 	INIT_HLIST_NODE(&ps->tnode);
 	INIT_LIST_HEAD(&ps->rtx);
 	INIT_LIST_HEAD(&ps->ooo);
+	spin_lock_init(&ps->rj_lock);
+	INIT_LIST_HEAD(&ps->rj_q);
+	INIT_HLIST_NODE(&ps->tok_node);
 	ps->rcv_cur = -1;
 	ps->snd_wnd = PSTRIPE_WIN_BYTES;
 	ps->rcv_wnd = PSTRIPE_WIN_BYTES;

@@ -118,6 +118,13 @@ struct pstripe_addr {
  * TCP_RESOURCE_PROBE_INTERVAL: never an error of the connection.
  */
 #define PSTRIPE_NOMEM_RETRY	(HZ / 10)
+/*
+ * A client opens a dead subflow's slot again this long after it died,
+ * then after twice as long after each try that failed, up to
+ * PSTRIPE_REJOIN_MAX (pm.c).
+ */
+#define PSTRIPE_REJOIN_FIRST	HZ
+#define PSTRIPE_REJOIN_MAX	(60 * HZ)
 
 /**
  * struct pstripe_blk - a block kept until the peer acknowledges it (in
@@ -143,6 +150,25 @@ struct pstripe_blk {
 	u32			sf_end;
 	u32			alloc;	/* bytes at @data (mem.c) */
 	u8			*data;
+};
+
+/**
+ * struct pstripe_route - where a client's subflow went, so that it can be
+ *	opened again once it died (pm.c)
+ * @dst: the server's address and port
+ * @src: the source address (port 0), used when @bind
+ * @alen: bytes of @dst and @src; 0: no route (a server's subflow)
+ * @ifindex: the interface it was bound to, 0 for none
+ * @bind: bound to @src
+ */
+struct pstripe_route {
+	union {
+		struct sockaddr_in	v4;
+		struct sockaddr_in6	v6;
+	}			dst, src;
+	int			alen;
+	int			ifindex;
+	bool			bind;
 };
 
 /**
@@ -214,6 +240,10 @@ struct pstripe_blk {
  * @nl_up: announced established on netlink, not yet closed (netlink.c);
  *	under the owner's socket lock (a child's, before accept(): its
  *	listener's)
+ * @route: client: where it goes, to open it again once dead (pm.c)
+ * @retry_armed: client, dead: @retry_at is set
+ * @retry_at: client, dead: when its slot is opened again
+ * @retries: client, dead: tries to open its slot again that failed
  */
 struct pstripe_subflow {
 	struct socket		*sock;
@@ -267,6 +297,10 @@ struct pstripe_subflow {
 	u64			bytes_sent;
 	u64			bytes_received;
 	bool			nl_up;
+	struct pstripe_route	route;
+	bool			retry_armed;
+	unsigned long		retry_at;
+	u8			retries;
 };
 
 /**
@@ -373,9 +407,21 @@ struct pstripe_sf_opts {
  * @late_need: bytes a server hello seen in part needs, 0 if none (poll()
  *	reads it)
  * @plain_sent: the application sent bytes after the fallback
+ * @rj_sf: client: a subflow connecting to take the place of dead subflow
+ *	@rj_slot (pm.c), not in @sf yet
+ * @rj_slot: see @rj_sf
+ * @rj_deadline: when @rj_sf is given up if not connected
+ * @rj_lock: server: protects @rj_q and @rj_closed (a leaf spinlock,
+ *	taken by a listener's work and by this socket's)
+ * @rj_q: server: subflows that rejoined, waiting for the work to take
+ *	them into @sf (by &pstripe_subflow.node)
+ * @rj_len: server: entries of @rj_q, at most PSOCK_STREAM_CNT_LIMIT
+ * @rj_closed: server: torn down; nothing is queued on @rj_q any more
+ * @tok_node: server: in the token table while established (token.c)
  *
- * Everything is protected by lock_sock(); poll() reads some fields with
- * READ_ONCE.
+ * Everything else is protected by lock_sock(); poll() reads some fields
+ * with READ_ONCE, and the entries of @sf under rcu_read_lock() (a dead
+ * subflow replaced in @sf is freed after a grace period).
  */
 struct pstripe_sock {
 	struct inet_sock	isk;
@@ -450,6 +496,14 @@ struct pstripe_sock {
 	bool			late_hello;
 	u32			late_need;
 	bool			plain_sent;
+	struct pstripe_subflow	*rj_sf;
+	u8			rj_slot;
+	unsigned long		rj_deadline;
+	spinlock_t		rj_lock;	/* see @rj_lock above */
+	struct list_head	rj_q;
+	int			rj_len;
+	bool			rj_closed;
+	struct hlist_node	tok_node;
 };
 
 /**
@@ -624,6 +678,8 @@ bool pstripe_sf_live(const struct pstripe_subflow *sf);
 void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err);
 void pstripe_abort(struct pstripe_sock *ps, int err);
 void pstripe_release_subflows(struct pstripe_sock *ps);
+void pstripe_sf_replace(struct pstripe_sock *ps, int i,
+			struct pstripe_subflow *sf);
 void pstripe_check_subflows(struct pstripe_sock *ps);
 void pstripe_grave_add(struct pstripe_subflow *sf);
 void pstripe_grave_flush(void);
@@ -691,6 +747,8 @@ bool pstripe_unread(struct pstripe_sock *ps);
 /* handshake.c */
 bool pstripe_hello_prefix(const u8 *buf, int len, int type);
 void pstripe_established(struct pstripe_sock *ps);
+int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
+			int slot);
 void pstripe_sf_compact(struct pstripe_sock *ps);
 int pstripe_late_hello(struct pstripe_sock *ps);
 bool pstripe_late_ready(const struct pstripe_sock *ps);
@@ -706,6 +764,18 @@ int pstripe_open_data_subflows(struct pstripe_sock *ps,
 			       const struct pstripe_hello *msgs);
 bool pstripe_addr_msg_sane(struct pstripe_sock *ps,
 			   const struct pstripe_hello *m, int index);
+void pstripe_route_control(struct pstripe_sock *ps);
+void pstripe_pm_work(struct pstripe_sock *ps);
+void pstripe_pm_stop(struct pstripe_sock *ps);
+bool pstripe_rejoin_queue(struct pstripe_sock *ps,
+			  struct pstripe_subflow *sf);
+void pstripe_rejoin_take(struct pstripe_sock *ps);
+
+/* token.c */
+void pstripe_token_add(struct pstripe_sock *ps);
+void pstripe_token_del(struct pstripe_sock *ps);
+struct pstripe_sock *pstripe_token_get(const struct net *net, u64 token,
+				       int family);
 
 /* listener.c */
 void pstripe_child_ready(struct pstripe_sock *lps,

@@ -418,6 +418,35 @@ void pstripe_release_subflows(struct pstripe_sock *ps)
 	ps->nlive = 0;
 }
 
+/**
+ * pstripe_sf_replace() - a new subflow takes dead subflow @i's place
+ * @ps: the connection, its lock held
+ * @i: the slot
+ * @sf: the new subflow, connected, its owner @ps
+ *
+ * The dead one is freed once no lockless reader (poll(), a subflow's
+ * callback) can still be looking at it: after an RCU grace period.
+ *
+ * Context: process context; sleeps.
+ */
+void pstripe_sf_replace(struct pstripe_sock *ps, int i,
+			struct pstripe_subflow *sf)
+{
+	struct pstripe_subflow *old = ps->sf[i];
+
+	sock_owned_by_me(ps_sk(ps));
+	WARN_ON_ONCE(pstripe_sf_live(old));
+	sf->index = old->index;
+	sf->route = old->route;
+	pstripe_sf_inherit(ps_sk(ps), sf->sock->sk, sf->index);
+	WRITE_ONCE(ps->sf[i], sf);
+	ps->nlive++;
+	pstripe_nl_sf_established(sf);
+	synchronize_rcu();
+	pstripe_sf_free(old);
+	pstripe_wake(ps_sk(ps));
+}
+
 /*
  * Is live subflow @sf stuck: data to deliver and no acknowledgment since
  * the clock started?  Stuck means data not acknowledged and no ack for

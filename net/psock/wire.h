@@ -19,10 +19,13 @@
 #define PSTRIPE_MSG_ADDR	4	/* an announced address (after the
 					 * server hello)
 					 */
+#define PSTRIPE_MSG_REJOIN	5	/* a subflow taking a dead one's
+					 * place in an established connection
+					 */
 
 /**
  * struct pstripe_hello - the one control message: server hello, client
- *	hello and join share it (40 bytes, network order)
+ *	hello, join and rejoin share it (40 bytes, network order)
  * @magic: PSTRIPE_MAGIC
  * @version: PSTRIPE_VERSION
  * @type: PSTRIPE_MSG_*
@@ -31,7 +34,8 @@
  * @driver: sender's driver (hellos)
  * @n: the stream count the client computed (client hello); the number
  *	of address messages that follow (server hello)
- * @index: subflow index, 1..n-1 (join); 1..n (address message)
+ * @index: subflow index, 1..n-1 (join); 1..n (address message); the
+ *	dead subflow's position in the established connection (rejoin)
  * @family: 4 or 6 when @addr holds the data subflows' address, 0 for
  *	"the address of the control subflow" (server hello); 4 or 6
  *	(address message)
@@ -39,7 +43,8 @@
  * @window: the receive window the sender offers, in PSTRIPE_WIN_UNIT
  *	(server and client hello); 0 in other messages, and from peers that
  *	predate it: PSTRIPE_WIN_BYTES
- * @token: names the connection to its data subflows (server hello, join)
+ * @token: names the connection to its data subflows (server hello,
+ *	join, rejoin)
  * @addr: see @family
  */
 struct pstripe_hello {

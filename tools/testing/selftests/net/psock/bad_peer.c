@@ -585,15 +585,16 @@ static int raw_chello(int port, int n, uint64_t *token)
 	return fd;
 }
 
-/* A data subflow that joins @token as subflow @index: its socket. */
-static int raw_join(int port, uint64_t token, int index)
+/* A subflow whose first bytes are a @type message: its socket. */
+static int raw_subflow(int port, int type, uint64_t token, int index)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct hello j;
 
 	if (fd < 0)
 		return -1;
-	hello_init(&j, T_JOIN);
+	hello_init(&j, type);
+	j.n = type == T_REJOIN ? 2 : 0;
 	j.index = index;
 	j.token = token;
 	if (lo_connect(fd, AF_INET, port) ||
@@ -602,6 +603,12 @@ static int raw_join(int port, uint64_t token, int index)
 		return -1;
 	}
 	return fd;
+}
+
+/* A data subflow that joins @token as subflow @index: its socket. */
+static int raw_join(int port, uint64_t token, int index)
+{
+	return raw_subflow(port, T_JOIN, token, index);
 }
 
 /*
@@ -698,6 +705,109 @@ TEST_F(srv, join_index_far_beyond_count)
 TEST_F(srv, join_index_duplicate)
 {
 	bad_join_index(_metadata, self->lfd, self->port, 3, 1);
+}
+
+/* A subflow that asks for slot @index of the connection of @token. */
+static int raw_rejoin(int port, uint64_t token, int index)
+{
+	return raw_subflow(port, T_REJOIN, token, index);
+}
+
+/* Wait up to 5 s for PSOCK_INFO of @fd to list @num subflows. */
+static int wait_num(int fd, unsigned int num)
+{
+	struct psock_info_buf b;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!psock_info(fd, &b) && b.h.num == num)
+			return 0;
+		usleep(50000);
+	}
+	return -1;
+}
+
+/* A rejoin naming no established connection is refused. */
+TEST_F(srv, rejoin_unknown_token)
+{
+	int fd = raw_rejoin(self->port, 0x0123456789abcdefULL, 1);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, wait_refused(fd));
+	EXPECT_EQ(0, nothing_accepted(self->lfd));
+	close(fd);
+}
+
+/*
+ * An established connection of 2 subflows, @fds its client's: a rejoin of
+ * @slot, and whether the connection then carries a block on each of
+ * @fds[0], @fds[1] (the new subflow, if it took @slot).
+ */
+static void rejoin_slot(struct __test_metadata *_metadata, int lfd, int port,
+			int slot, bool kill_first)
+{
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+	int fds[2], a, nfd, i;
+	uint64_t token;
+
+	fds[0] = raw_chello(port, 2, &token);
+	ASSERT_LE(0, fds[0]);
+	fds[1] = raw_join(port, token, 1);
+	ASSERT_LE(0, fds[1]);
+	a = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, wait_num(a, 2));
+	if (kill_first) {
+		/* Subflow 1 reset: the server finds it dead. */
+		ASSERT_EQ(0, setsockopt(fds[1], SOL_SOCKET, SO_LINGER, &lin,
+					sizeof(lin)));
+		close(fds[1]);
+		fds[1] = -1;
+		ASSERT_EQ(0, wait_num(a, 1));
+	}
+	nfd = raw_rejoin(port, token, slot);
+	ASSERT_LE(0, nfd);
+	if (slot >= 2) {
+		EXPECT_EQ(0, wait_refused(nfd));
+		close(nfd);
+		ASSERT_EQ(0, wait_num(a, 2));
+	} else {
+		/* It takes the slot; a subflow still there is reset. */
+		ASSERT_EQ(0, wait_num(a, 2));
+		if (fds[1] >= 0)
+			EXPECT_EQ(0, wait_refused(fds[1]));
+		if (fds[1] >= 0)
+			close(fds[1]);
+		fds[1] = nfd;
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, send_blk(fds[i], i, 1000, 0, 1000));
+		ASSERT_EQ(0, recv_blk(a, 'A' + i, 1000));
+	}
+	close(a);
+	for (i = 0; i < 2; i++)
+		close(fds[i]);
+}
+
+/* A slot the connection does not have: refused, the connection unharmed. */
+TEST_F(srv, rejoin_slot_beyond_count)
+{
+	rejoin_slot(_metadata, self->lfd, self->port, 2, false);
+}
+
+/* A dead subflow's slot is taken by the subflow that rejoins it. */
+TEST_F(srv, rejoin_dead_subflow)
+{
+	rejoin_slot(_metadata, self->lfd, self->port, 1, true);
+}
+
+/*
+ * The client found subflow 1 dead before the server did (a path gone one
+ * way): its rejoin resets the old one and takes the slot.
+ */
+TEST_F(srv, rejoin_live_subflow)
+{
+	rejoin_slot(_metadata, self->lfd, self->port, 1, false);
 }
 
 /* Is subflow 0 of @fd gone or out of ESTABLISHED? */

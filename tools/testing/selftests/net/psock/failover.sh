@@ -15,7 +15,8 @@
 # must be left with no subflow of path 2 and both of path 1 (a healthy
 # subflow is never declared dead).  The same over IPv6, and with the
 # control subflow (sf[0]) on path 2: the client connects to path 2, the
-# server announces path 1.  Path 2 is also cut by TCP
+# server announces path 1.  A path that comes back gets its subflows
+# again.  Path 2 is also cut by TCP
 # resets (nft, past 1 MiB per connection).  When every path fails for a
 # while and comes back, the transfer goes on with every subflow.
 
@@ -125,6 +126,42 @@ both_loss 2 0
 run_failover "v4, control subflow's path 2 loses every packet" 4 \
 	10.71.2.2 10.71.1.2 both_loss 2 100
 both_loss 2 0
+
+# 2d. Path 2 loses every packet for 3 s, then comes back: the client opens
+# its two subflows of path 2 again (a dead subflow's slot is tried 1 s
+# after it died, then 2 s, 4 s ... after each failed try), in place of
+# the dead ones at both ends, and they carry data to the end.  They come
+# through the server's listener, which stays open (-k) as a server's
+# does.  The client holds the rest of its input back until 8 s after the
+# path is back.
+cut_then_back() {
+	both_loss 2 100
+	sleep $((3 * STALE / 1000))
+	both_loss 2 0
+	sleep 8
+}
+# run_back DESC CONNECT ANNOUNCE: as run_failover, path 2 cut and back.
+run_back() {
+	local desc=$1 n1 n2 sent2
+	fail_later cut_then_back
+	gated "$TMP/a" $PC -i -W $((3 * STALE)) -n 4 "$2" PORT
+	xfer "$desc: 16 MiB / 8 MiB, cmp both ways" \
+		16777216 $PC -i -n 4 -a "$3" -k -l PORT -- "${GATED[@]}"
+	wait
+	n1=$(path_val 10.71.1.2 subflows)
+	n2=$(path_val 10.71.2.2 subflows)
+	sent2=$(path_val 10.71.2.2 sent)
+	[ "${n1:-0}" = 2 ] && [ "${n2:-0}" = 2 ] && [ "${sent2:-0}" -gt 0 ]
+	tap_result $? "$desc: the client has 2 subflows of path 1 (${n1:-0}) and 2 of path 2 again (${n2:-0}), which sent ${sent2:-0} bytes"
+	n2=$(sed -n 's/^path 10.71.2.1 .*subflows=\([0-9]*\).*/\1/p' "$TMP/b.err")
+	[ "${n2:-0}" = 2 ]
+	tap_result $? "$desc: the server has 2 subflows of path 2 again (${n2:-0})"
+}
+
+run_back "v4, path 2 lost for 3 s, then back" 10.71.1.2 10.71.2.2
+# The control subflow (sf[0]) is on path 2: it is opened again too.
+run_back "v4, control subflow's path 2 lost for 3 s, then back" \
+	10.71.2.2 10.71.1.2
 
 # 3. Round-robin loses a path too (v4, loss).
 fail_later both_loss 2 100

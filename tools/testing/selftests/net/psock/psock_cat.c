@@ -17,6 +17,8 @@
  *             such as "nc -l", which stops sending at our end of stream)
  *   -W MS     wait MS milliseconds after the end of the stream before the
  *             last PSOCK_INFO (subflow failures are noticed meanwhile)
+ *   -k        keep listening while the connection lasts (as a server
+ *             does: dead subflows rejoin through its listener)
  *   -i        on standard error: "streams=N driver=D fallback=F" once
  *             connected, and at the end "end: subflows=N" plus one line
  *             "path ADDR subflows=N sent=B received=B from=LOCAL" per
@@ -157,6 +159,7 @@ static void print_paths(const struct info_buf *ib)
 int main(int argc, char **argv)
 {
 	int family = AF_INET, proto = IPPROTO_PSOCK, listen_mode = 0, info = 0;
+	int keep_listen = 0;
 	int rcmd = 0, max = 0, driver = -1, opt, fd, i, one = 1, naddr = 0;
 	int wait_ms = 0;
 	const char *addrs[MAX_ADDRS];
@@ -167,7 +170,7 @@ int main(int argc, char **argv)
 	pthread_t th;
 	ssize_t r;
 
-	while ((opt = getopt(argc, argv, "6tln:m:d:a:iwW:")) != -1) {
+	while ((opt = getopt(argc, argv, "6tlkn:m:d:a:iwW:")) != -1) {
 		switch (opt) {
 		case '6':
 			family = AF_INET6;
@@ -177,6 +180,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			listen_mode = 1;
+			break;
+		case 'k':
+			keep_listen = 1;
 			break;
 		case 'n':
 			rcmd = atoi(optarg);
@@ -260,7 +266,8 @@ int main(int argc, char **argv)
 				perror("accept");
 				return 1;
 			}
-			close(l);
+			if (!keep_listen)
+				close(l);
 			break;
 		}
 		if (!connect(fd, (struct sockaddr *)&ss, len))

@@ -27,6 +27,7 @@
 #define T_SHELLO	1
 #define T_CHELLO	2
 #define T_JOIN		3
+#define T_REJOIN	5
 
 struct hello {
 	uint32_t	magic;
