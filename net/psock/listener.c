@@ -104,9 +104,20 @@ static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
 	WRITE_ONCE(csk->sk_mark, READ_ONCE(lsk->sk_mark));
 	WRITE_ONCE(csk->sk_priority, READ_ONCE(lsk->sk_priority));
 	child->nodelay = lps->nodelay;
+	child->tcp = lps->tcp;
+	sock_valbool_flag(csk, SOCK_KEEPOPEN, sock_flag(lsk, SOCK_KEEPOPEN));
+	WRITE_ONCE(inet_sk(csk)->tos, READ_ONCE(inet_sk(lsk)->tos));
+#if IS_ENABLED(CONFIG_IPV6)
+	if (csk->sk_family == AF_INET6) {
+		csk->sk_ipv6only = lsk->sk_ipv6only;
+		inet6_sk(csk)->tclass = inet6_sk(lsk)->tclass;
+	}
+#endif
 	/*
-	 * Accepted TCP sockets do not keep the listener's SO_PRIORITY: an
-	 * empty snapshot makes the first sync (at accept()) copy them all.
+	 * Accepted TCP sockets do not keep the listener's SO_PRIORITY, and
+	 * the quiet-client probe (pstripe_quiet_probe()) may have changed
+	 * their keepalive: an empty snapshot makes the first sync (at
+	 * accept()) copy every option, SOL_TCP ones included.
 	 */
 	memset(&child->synced, 0, sizeof(child->synced));
 	pstripe_set_state(csk, TCP_SYN_RECV);

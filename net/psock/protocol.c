@@ -561,7 +561,8 @@ static __poll_t pstripe_poll_mask(struct sock *sk)
 	if (shutdown & RCV_SHUTDOWN)
 		mask |= EPOLLIN | EPOLLRDNORM | EPOLLRDHUP;
 	if ((shutdown & SEND_SHUTDOWN) ||
-	    pstripe_snd_ready(ps, PSTRIPE_BLK_MAX, true))
+	    (pstripe_snd_ready(ps, PSTRIPE_BLK_MAX, true) &&
+	     pstripe_notsent_ok(ps, 1)))
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	return mask;
 }
@@ -630,8 +631,11 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			err = -EPIPE;
 			break;
 		}
-		r = ps->fallback ? pstripe_send_plain(ps, msg) :
-				   pstripe_send_block(ps, msg);
+		if (!pstripe_notsent_ok(ps, 0))
+			r = -EAGAIN;	/* TCP_NOTSENT_LOWAT */
+		else
+			r = ps->fallback ? pstripe_send_plain(ps, msg) :
+					   pstripe_send_block(ps, msg);
 		if (r > 0) {
 			copied += r;
 			continue;
@@ -649,7 +653,8 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			break;
 		}
 		sk_wait_event(sk, &timeo,
-			      pstripe_snd_ready(ps, msg_data_left(msg), true) ||
+			      (pstripe_snd_ready(ps, msg_data_left(msg), true) &&
+			       pstripe_notsent_ok(ps, 0)) ||
 			      sk->sk_err ||
 			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	}
@@ -1172,9 +1177,9 @@ static void pstripe_unhash(struct sock *sk)
 }
 
 /*
- * SOL_PSOCK options and TCP_NODELAY live in sockopt.c; SOL_SOCKET is the
- * core's (sockopt.c copies what the subflows share).  Other levels are
- * unknown.
+ * SOL_PSOCK, SOL_TCP, SOL_IP and SOL_IPV6 options live in sockopt.c;
+ * SOL_SOCKET is the core's (sockopt.c copies what the subflows share).
+ * Other levels are unknown.
  */
 static int pstripe_setsockopt(struct sock *sk, int level, int optname,
 			      sockptr_t optval, unsigned int optlen)
@@ -1183,6 +1188,9 @@ static int pstripe_setsockopt(struct sock *sk, int level, int optname,
 		return pstripe_setsockopt_psock(sk, optname, optval, optlen);
 	if (level == SOL_TCP)
 		return pstripe_setsockopt_tcp(sk, optname, optval, optlen);
+	if (level == SOL_IP || level == SOL_IPV6)
+		return pstripe_setsockopt_ip(sk, level, optname, optval,
+					     optlen);
 	return -ENOPROTOOPT;
 }
 
@@ -1193,6 +1201,9 @@ static int pstripe_getsockopt(struct sock *sk, int level, int optname,
 		return pstripe_getsockopt_psock(sk, optname, optval, optlen);
 	if (level == SOL_TCP)
 		return pstripe_getsockopt_tcp(sk, optname, optval, optlen);
+	if (level == SOL_IP || level == SOL_IPV6)
+		return pstripe_getsockopt_ip(sk, level, optname, optval,
+					     optlen);
 	return -ENOPROTOOPT;
 }
 
@@ -1206,6 +1217,7 @@ static struct proto pstripe_prot = {
 	.unhash		= pstripe_unhash,
 	.setsockopt	= pstripe_setsockopt,
 	.getsockopt	= pstripe_getsockopt,
+	.keepalive	= pstripe_keepalive,
 	.obj_size	= sizeof(struct pstripe_sock),
 };
 

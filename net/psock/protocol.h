@@ -12,6 +12,7 @@
 #include <linux/sockptr.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
+#include <net/tcp.h>
 #include <uapi/linux/psock.h>
 #include <uapi/linux/psock_netlink.h>
 
@@ -310,6 +311,9 @@ struct pstripe_subflow {
  * @mark: sk_mark (SO_MARK)
  * @priority: sk_priority (SO_PRIORITY)
  * @userlocks: the SOCK_SNDBUF_LOCK and SOCK_RCVBUF_LOCK bits
+ * @keepalive: SOCK_KEEPOPEN (SO_KEEPALIVE)
+ * @tos: inet->tos without its ECN bits (IP_TOS)
+ * @tclass: the IPv6 traffic class without its ECN bits (IPV6_TCLASS)
  */
 struct pstripe_sf_opts {
 	int	sndbuf;
@@ -317,6 +321,34 @@ struct pstripe_sf_opts {
 	u32	mark;
 	u32	priority;
 	u8	userlocks;
+	u8	keepalive;
+	u8	tos;
+	u8	tclass;
+};
+
+/**
+ * struct pstripe_tcp_opts - SOL_TCP options of a PSOCK socket (sockopt.c)
+ * @keepidle: TCP_KEEPIDLE of every subflow, seconds; 0: TCP's default
+ * @keepintvl: TCP_KEEPINTVL, as @keepidle
+ * @keepcnt: TCP_KEEPCNT, as @keepidle
+ * @user_timeout: TCP_USER_TIMEOUT of every subflow, milliseconds
+ * @defer_accept: TCP_DEFER_ACCEPT, seconds: the TCP listener's (sf[0])
+ * @fastopen: TCP_FASTOPEN: kept and read back, applied to no subflow
+ * @notsent_lowat: TCP_NOTSENT_LOWAT of the connection (poll(), send());
+ *	0: net.ipv4.tcp_notsent_lowat
+ * @cork: TCP_CORK of every subflow
+ * @ca: TCP_CONGESTION of every subflow; "" for the netns' default
+ */
+struct pstripe_tcp_opts {
+	int	keepidle;
+	int	keepintvl;
+	int	keepcnt;
+	int	user_timeout;
+	int	defer_accept;
+	int	fastopen;
+	u32	notsent_lowat;
+	bool	cork;
+	char	ca[TCP_CA_NAME_MAX];
 };
 
 /**
@@ -400,6 +432,7 @@ struct pstripe_sf_opts {
  * @laddr: addresses added with PSOCK_ADD_LOCAL_ADDR
  * @nladdr: entries of @laddr in use
  * @nodelay: TCP_NODELAY, set on every subflow
+ * @tcp: the other SOL_TCP options (sockopt.c)
  * @synced: socket options as last copied to the subflows (sockopt.c)
  * @late_hello: client: fell back to plain TCP on the hello timeout, with
  *	nothing received yet: a server hello that still comes is consumed,
@@ -492,6 +525,7 @@ struct pstripe_sock {
 	struct pstripe_addr	laddr[PSOCK_ADDR_MAX];
 	int			nladdr;
 	bool			nodelay;
+	struct pstripe_tcp_opts	tcp;
 	struct pstripe_sf_opts	synced;
 	bool			late_hello;
 	u32			late_need;
@@ -812,5 +846,13 @@ void pstripe_sync_opts(struct sock *sk);
 void pstripe_opts_snapshot(const struct sock *sk, struct pstripe_sf_opts *o);
 int pstripe_get_info(struct sock *sk, char __user *optval,
 		     int __user *optlen, int len);
+int pstripe_setsockopt_ip(struct sock *sk, int level, int optname,
+			  sockptr_t optval, unsigned int optlen);
+int pstripe_getsockopt_ip(struct sock *sk, int level, int optname,
+			  char __user *optval, int __user *optlen);
+void pstripe_sf_tcp_opts(struct pstripe_sock *ps, struct sock *ssk, int index);
+u32 pstripe_notsent(struct pstripe_sock *ps);
+bool pstripe_notsent_ok(struct pstripe_sock *ps, int wake);
+void pstripe_keepalive(struct sock *sk, int val);
 
 #endif /* _NET_PSOCK_PROTOCOL_H */

@@ -118,6 +118,16 @@ struct pstream_int {
  * @bound_dev_if: the interface the subflow is bound to (SO_BINDTODEVICE's
  *	ifindex), 0 for none
  * @reuse: the subflow's SO_REUSEADDR (0 or 1)
+ * @keepalive: the subflow's SO_KEEPALIVE (0 or 1)
+ * @keepidle: its TCP_KEEPIDLE in effect, seconds (the namespace's
+ *	default unless set)
+ * @keepintvl: its TCP_KEEPINTVL in effect, seconds
+ * @keepcnt: its TCP_KEEPCNT in effect
+ * @user_timeout: its TCP_USER_TIMEOUT, milliseconds
+ * @cork: 1 when TCP_CORK is set on the subflow
+ * @tos: its IP_TOS (ECN bits cleared)
+ * @tclass: its IPV6_TCLASS (ECN bits cleared; 0 for AF_INET)
+ * @congestion: its TCP_CONGESTION, NUL-terminated
  *
  * New fields are only ever added at the end.
  */
@@ -142,6 +152,15 @@ struct psock_subflow_info {
 	__u32	nodelay;
 	__u32	bound_dev_if;
 	__u32	reuse;
+	__u32	keepalive;
+	__u32	keepidle;
+	__u32	keepintvl;
+	__u32	keepcnt;
+	__u32	user_timeout;
+	__u32	cork;
+	__u32	tos;
+	__u32	tclass;
+	char	congestion[16];
 };
 
 /**
