@@ -740,3 +740,188 @@ bool pstripe_unread(struct pstripe_sock *ps)
 			return true;
 	return false;
 }
+
+/*
+ * Copy @len bytes found @off bytes past what was read of subflow @ssk's
+ * receive queue, without reading them.  Only this socket's owner reads
+ * its subflows (under its lock); lock_sock() keeps the softirq away.
+ */
+static bool pstripe_sf_peek(struct sock *ssk, u32 off, void *buf, u32 len)
+{
+	struct sk_buff *skb;
+	bool ok = false;
+	u32 seq;
+
+	lock_sock(ssk);
+	seq = tcp_sk(ssk)->copied_seq + off;
+	skb_queue_walk(&ssk->sk_receive_queue, skb) {
+		u32 start = TCP_SKB_CB(skb)->seq, o, n;
+
+		if ((s32)(seq - start) < 0)
+			break;
+		o = seq - start;
+		if (o >= skb->len)
+			continue;
+		n = min(len, skb->len - o);
+		if (skb_copy_bits(skb, o, buf, n))
+			break;
+		buf += n;
+		len -= n;
+		seq += n;
+		if (!len) {
+			ok = true;
+			break;
+		}
+	}
+	release_sock(ssk);
+	return ok;
+}
+
+/* Where pstripe_inq() is in one subflow's receive queue. */
+struct pstripe_inq_cur {
+	u32	off;	/* bytes of the queue before the payload of @seq */
+	u32	avail;	/* bytes in the queue */
+	u32	seq;	/* the block at the cursor */
+	u32	len;	/* its payload bytes in the queue (from @off) */
+	u32	have;	/* its payload bytes taken out of the queue already */
+	bool	end;	/* nothing more known: no header, a FIN, junk */
+};
+
+/* Move @c to the next block header of subflow @ssk at @c->off. */
+static void pstripe_inq_next(struct sock *ssk, struct pstripe_inq_cur *c,
+			     const u8 *got, u32 ngot)
+{
+	struct pstripe_blkhdr bh;
+	u32 len;
+
+	for (;;) {
+		if (ngot)
+			memcpy(&bh, got, ngot);
+		if (c->avail - c->off < sizeof(bh) - ngot ||
+		    !pstripe_sf_peek(ssk, c->off, (u8 *)&bh + ngot,
+				     sizeof(bh) - ngot)) {
+			c->end = true;
+			return;
+		}
+		c->off += sizeof(bh) - ngot;
+		ngot = 0;
+		len = ntohl(bh.len);
+		if (len == PSTRIPE_LEN_ACK)
+			continue;
+		if (!len || len > PSTRIPE_BLK_MAX) {
+			c->end = true;	/* the end of the stream, or junk */
+			return;
+		}
+		c->seq = ntohl(bh.seq);
+		c->len = len;
+		c->have = 0;
+		return;
+	}
+}
+
+/* The cursor of live subflow @sf: the block it is in, or the next. */
+static void pstripe_inq_start(struct pstripe_subflow *sf,
+			      struct pstripe_inq_cur *c)
+{
+	struct sock *ssk = sf->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	memset(c, 0, sizeof(*c));
+	lock_sock(ssk);
+	c->avail = tp->rcv_nxt - tp->copied_seq;
+	/* The peer's FIN takes a sequence number, not a byte. */
+	if (c->avail && sock_flag(ssk, SOCK_DONE))
+		c->avail--;
+	release_sock(ssk);
+	if (sf->eof) {
+		c->end = true;
+	} else if (sf->hdr_valid) {
+		c->seq = sf->blk_seq;
+		c->len = sf->blk_rem;
+		c->have = sf->pull ? sf->poff : sf->blk_len - sf->blk_rem;
+		c->end = sf->blk_fin;
+	} else {
+		pstripe_inq_next(ssk, c, sf->hdr, sf->hdr_got);
+	}
+}
+
+/*
+ * SIOCINQ: payload bytes a read returns now, in order, from block
+ * @rcv_seq on: in the reorder queue, or arrived whole in a subflow's TCP
+ * (whose queue is looked at, not read), until the first block that has
+ * not arrived whole.  Under the lock.
+ */
+int pstripe_inq(struct pstripe_sock *ps)
+{
+	struct pstripe_blk *o = NULL;
+	struct pstripe_inq_cur *cur;
+	u32 seq = ps->rcv_seq, off = ps->rcv_off, got;
+	int i, steps, nsf = ps->nsf;
+	s64 n = 0;
+
+	if (ps->fallback) {
+		const struct tcp_sock *tp;
+
+		if (!ps->sf[0])
+			return 0;
+		tp = tcp_sk(ps->sf[0]->sock->sk);
+		n = (s32)(READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq));
+		if (n > 0 && sock_flag(ps->sf[0]->sock->sk, SOCK_DONE))
+			n--;
+		return clamp_t(s64, n, 0, INT_MAX);
+	}
+	if (ps->rcv_eof || !nsf)
+		return 0;
+	cur = kcalloc(nsf, sizeof(*cur), GFP_KERNEL);
+	if (!cur)
+		return 0;
+	for (i = 0; i < nsf; i++) {
+		if (pstripe_sf_live(ps->sf[i]))
+			pstripe_inq_start(ps->sf[i], &cur[i]);
+		else
+			cur[i].end = true;
+	}
+	o = list_first_entry_or_null(&ps->ooo, struct pstripe_blk, node);
+	for (steps = 0; steps < PSTRIPE_WIN_BLKS; steps++, seq++, off = 0) {
+		/* The reorder queue, in sequence order. */
+		while (o && (s32)(o->seq - seq) < 0)
+			o = list_is_last(&o->node, &ps->ooo) ? NULL :
+			    list_next_entry(o, node);
+		if (o && o->seq == seq) {
+			if (o->fin)
+				break;
+			n += o->size - off;
+			continue;
+		}
+		for (i = 0; i < nsf; i++) {
+			struct pstripe_inq_cur *c = &cur[i];
+			struct sock *ssk;
+
+			if (c->end)
+				continue;
+			ssk = ps->sf[i]->sock->sk;
+			/* Copies of blocks delivered already. */
+			while (!c->end && (s32)(c->seq - seq) < 0) {
+				if (c->avail - c->off < c->len) {
+					c->end = true;
+					break;
+				}
+				c->off += c->len;
+				pstripe_inq_next(ssk, c, NULL, 0);
+			}
+			if (!c->end && c->seq == seq)
+				break;
+		}
+		if (i == nsf)
+			break;		/* not arrived yet */
+		got = cur[i].have + min(cur[i].len, cur[i].avail - cur[i].off);
+		if (got > off)
+			n += got - off;
+		if (got < cur[i].have + cur[i].len)
+			break;		/* arrived in part */
+		cur[i].off += cur[i].len;
+		pstripe_inq_next(ps->sf[i]->sock->sk, &cur[i], NULL, 0);
+	}
+	kfree(cur);
+	return clamp_t(s64, n, 0, INT_MAX);
+}

@@ -90,6 +90,7 @@
  * declarations), compat.h (kernel differences).
  */
 
+#include <asm/ioctls.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/net.h>
@@ -97,6 +98,7 @@
 #include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sockios.h>
 #include <linux/uio.h>
 #include <net/inet_common.h>
 #include <net/ipv6.h>
@@ -1070,6 +1072,38 @@ void pstripe_sock_init(struct pstripe_sock *ps)
 	sk->sk_rcvbuf = max_t(int, sk->sk_rcvbuf, PSTRIPE_RCV_WIN);
 }
 
+/* SIOCINQ, SIOCOUTQ, SIOCOUTQNSD: sockopt.c; the rest: inet's. */
+static int pstripe_ioctl_std(struct socket *sock, unsigned int cmd,
+			     unsigned long arg)
+{
+	int answ, err;
+
+	if (cmd != SIOCINQ && cmd != SIOCOUTQ && cmd != SIOCOUTQNSD)
+		return -ENOIOCTLCMD;
+	err = pstripe_ioctl_q(sock->sk, cmd, &answ);
+	if (err)
+		return err;
+	return put_user(answ, (int __user *)arg);
+}
+
+static int pstripe_ioctl(struct socket *sock, unsigned int cmd,
+			 unsigned long arg)
+{
+	int err = pstripe_ioctl_std(sock, cmd, arg);
+
+	return err == -ENOIOCTLCMD ? inet_ioctl(sock, cmd, arg) : err;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int pstripe6_ioctl(struct socket *sock, unsigned int cmd,
+			  unsigned long arg)
+{
+	int err = pstripe_ioctl_std(sock, cmd, arg);
+
+	return err == -ENOIOCTLCMD ? inet6_ioctl(sock, cmd, arg) : err;
+}
+#endif
+
 const struct proto_ops pstripe_stream_ops = {
 	.family		= PF_INET,
 	.owner		= THIS_MODULE,
@@ -1080,7 +1114,7 @@ const struct proto_ops pstripe_stream_ops = {
 	.accept		= pstripe_accept,
 	.getname	= pstripe_getname,
 	.poll		= pstripe_poll,
-	.ioctl		= inet_ioctl,
+	.ioctl		= pstripe_ioctl,
 	.listen		= pstripe_listen,
 	.shutdown	= pstripe_shutdown,
 	.setsockopt	= sock_common_setsockopt,
@@ -1101,7 +1135,7 @@ const struct proto_ops pstripe6_stream_ops = {
 	.accept		= pstripe_accept,
 	.getname	= pstripe_getname,
 	.poll		= pstripe_poll,
-	.ioctl		= inet6_ioctl,
+	.ioctl		= pstripe6_ioctl,
 	.listen		= pstripe_listen,
 	.shutdown	= pstripe_shutdown,
 	.setsockopt	= sock_common_setsockopt,

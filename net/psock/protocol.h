@@ -777,6 +777,7 @@ int pstripe_sf_clear(struct pstripe_sock *ps, int i);
 int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 		      int flags);
 bool pstripe_unread(struct pstripe_sock *ps);
+int pstripe_inq(struct pstripe_sock *ps);
 
 /* handshake.c */
 bool pstripe_hello_prefix(const u8 *buf, int len, int type);
@@ -854,5 +855,6 @@ void pstripe_sf_tcp_opts(struct pstripe_sock *ps, struct sock *ssk, int index);
 u32 pstripe_notsent(struct pstripe_sock *ps);
 bool pstripe_notsent_ok(struct pstripe_sock *ps, int wake);
 void pstripe_keepalive(struct sock *sk, int val);
+int pstripe_ioctl_q(struct sock *sk, unsigned int cmd, int *answ);
 
 #endif /* _NET_PSOCK_PROTOCOL_H */

@@ -23,6 +23,8 @@
  * Lock order: see the note at the top of protocol.c.
  */
 
+#include <asm/ioctls.h>
+#include <linux/sockios.h>
 #include <linux/tcp.h>
 #include <linux/uaccess.h>
 #include <net/inet_ecn.h>
@@ -836,7 +838,7 @@ int pstripe_getsockopt_ip(struct sock *sk, int level, int optname,
 #endif
 }
 
-/* ---- TCP_NOTSENT_LOWAT ---- */
+/* ---- TCP_NOTSENT_LOWAT, SIOCINQ / SIOCOUTQ ---- */
 
 /*
  * Bytes written to the subflows' TCP and not sent yet, block headers
@@ -887,6 +889,42 @@ bool pstripe_notsent_ok(struct pstripe_sock *ps, int wake)
 			set_bit(SOCK_NOSPACE, &sf->sock->flags);
 	}
 	return false;
+}
+
+/*
+ * SIOCINQ: payload bytes a read returns now in order (pstripe_inq());
+ * SIOCOUTQ: payload bytes sent and not yet acknowledged by the peer's
+ * PSOCK (its block acknowledgments, not TCP's); SIOCOUTQNSD: bytes the
+ * subflows' TCP holds unsent (pstripe_notsent()).  After a fallback to
+ * plain TCP: the one subflow's TCP answers.
+ */
+int pstripe_ioctl_q(struct sock *sk, unsigned int cmd, int *answ)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	const struct tcp_sock *tp;
+	s64 n = 0;
+
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		release_sock(sk);
+		return -EINVAL;
+	}
+	if (ps->fallback && ps->sf[0] && cmd != SIOCINQ) {
+		tp = tcp_sk(ps->sf[0]->sock->sk);
+		n = READ_ONCE(tp->write_seq) -
+		    (cmd == SIOCOUTQ ? READ_ONCE(tp->snd_una) :
+				       READ_ONCE(tp->snd_nxt));
+	} else if (cmd == SIOCINQ) {
+		n = pstripe_inq(ps);
+	} else if (cmd == SIOCOUTQ) {
+		n = (s64)ps->rtx_bytes -
+		    (s64)ps->rtx_cnt * sizeof(struct pstripe_blkhdr);
+	} else {
+		n = pstripe_notsent(ps);
+	}
+	release_sock(sk);
+	*answ = clamp_t(s64, n, 0, INT_MAX);
+	return 0;
 }
 
 /*
