@@ -2,7 +2,10 @@
 /*
  * SOL_PSOCK options before a connection and the net.psock.* sysctls: the
  * defaults a socket takes, the values each option accepts and the errno of
- * each it refuses, and the sysctls' ranges and per-netns scope.
+ * each it refuses, and the sysctls' ranges and per-netns scope.  The
+ * SOL_TCP, SOL_IP and SOL_IPV6 options a PSOCK socket takes as TCP does
+ * (Documentation/psock.rst, "TCP options"): values read back, TCP's errno
+ * for bad ones, EOPNOTSUPP for the others.
  */
 #include <errno.h>
 #include <sched.h>
@@ -12,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <linux/psock.h>
 
 #include "test_util.h"
@@ -266,6 +270,163 @@ TEST_F(opt, add_local_addr)
 	EXPECT_EQ(-1, getsockopt(self->fd, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR,
 				 &v, &len));
 	EXPECT_EQ(ENOPROTOOPT, errno);
+}
+
+static int set_lvl(int fd, int level, int opt, int val)
+{
+	return setsockopt(fd, level, opt, &val, sizeof(val));
+}
+
+static int get_lvl(int fd, int level, int opt)
+{
+	socklen_t len = sizeof(int);
+	int val = -12345;
+
+	if (getsockopt(fd, level, opt, &val, &len))
+		return -errno - 100000;
+	if (len != sizeof(int))
+		return -12345;
+	return val;
+}
+
+/* Each supported option reads back what was set. */
+TEST_F(opt, tcp_options_round_trip)
+{
+	static const int opts[][2] = {
+		{ TCP_NODELAY, 1 }, { TCP_CORK, 1 }, { TCP_KEEPIDLE, 600 },
+		{ TCP_KEEPINTVL, 30 }, { TCP_KEEPCNT, 6 },
+		{ TCP_USER_TIMEOUT, 20000 }, { TCP_NOTSENT_LOWAT, 131072 },
+		{ TCP_DEFER_ACCEPT, 5 }, { TCP_FASTOPEN, 16 },
+	};
+	char ca[32], def[32];
+	socklen_t len;
+	unsigned int i;
+	FILE *f;
+
+	/* Unset: TCP's defaults of the namespace. */
+	EXPECT_EQ(0, get_lvl(self->fd, SOL_TCP, TCP_NODELAY));
+	EXPECT_EQ(0, get_lvl(self->fd, SOL_TCP, TCP_CORK));
+	EXPECT_EQ(sysctl_get("/proc/sys/net/ipv4/tcp_keepalive_time"),
+		  get_lvl(self->fd, SOL_TCP, TCP_KEEPIDLE));
+	EXPECT_EQ(sysctl_get("/proc/sys/net/ipv4/tcp_keepalive_intvl"),
+		  get_lvl(self->fd, SOL_TCP, TCP_KEEPINTVL));
+	EXPECT_EQ(sysctl_get("/proc/sys/net/ipv4/tcp_keepalive_probes"),
+		  get_lvl(self->fd, SOL_TCP, TCP_KEEPCNT));
+	f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%31s", def));
+	fclose(f);
+	len = sizeof(ca);
+	memset(ca, 0, sizeof(ca));
+	ASSERT_EQ(0, getsockopt(self->fd, SOL_TCP, TCP_CONGESTION, ca, &len));
+	EXPECT_STREQ(def, ca);
+
+	for (i = 0; i < ARRAY_SIZE(opts); i++) {
+		TH_LOG("SOL_TCP option %d = %d", opts[i][0], opts[i][1]);
+		EXPECT_EQ(0, set_lvl(self->fd, SOL_TCP, opts[i][0],
+				     opts[i][1]));
+		EXPECT_EQ(opts[i][1], get_lvl(self->fd, SOL_TCP, opts[i][0]));
+	}
+	ASSERT_EQ(0, setsockopt(self->fd, SOL_TCP, TCP_CONGESTION, "reno", 4));
+	len = sizeof(ca);
+	memset(ca, 0, sizeof(ca));
+	ASSERT_EQ(0, getsockopt(self->fd, SOL_TCP, TCP_CONGESTION, ca, &len));
+	EXPECT_STREQ("reno", ca);
+	/* A short buffer gets the start of the name, as from TCP. */
+	len = 2;
+	ASSERT_EQ(0, getsockopt(self->fd, SOL_TCP, TCP_CONGESTION, ca, &len));
+	EXPECT_EQ(2, len);
+
+	if (variant->family == AF_INET) {
+		EXPECT_EQ(0, set_lvl(self->fd, SOL_IP, IP_TOS, 0x10));
+		EXPECT_EQ(0x10, get_lvl(self->fd, SOL_IP, IP_TOS));
+		/* IPv6 levels on an IPv4 socket: as TCP. */
+		EXPECT_EQ(-1, set_lvl(self->fd, SOL_IPV6, IPV6_TCLASS, 1));
+		EXPECT_EQ(ENOPROTOOPT, errno);
+	} else {
+		EXPECT_EQ(0, set_lvl(self->fd, SOL_IPV6, IPV6_TCLASS, 0x28));
+		EXPECT_EQ(0x28, get_lvl(self->fd, SOL_IPV6, IPV6_TCLASS));
+		EXPECT_EQ(0, set_lvl(self->fd, SOL_IPV6, IPV6_V6ONLY, 1));
+		EXPECT_EQ(1, get_lvl(self->fd, SOL_IPV6, IPV6_V6ONLY));
+	}
+}
+
+/* Bad values: the errno TCP gives. */
+TEST_F(opt, tcp_options_bad_values)
+{
+	struct sockaddr_storage ss = { .ss_family = variant->family };
+	socklen_t len = variant->family == AF_INET ?
+			sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+	static const int bad[][2] = {
+		{ TCP_KEEPIDLE, 0 }, { TCP_KEEPIDLE, 32768 },
+		{ TCP_KEEPINTVL, 0 }, { TCP_KEEPINTVL, 32768 },
+		{ TCP_KEEPCNT, 0 }, { TCP_KEEPCNT, 128 },
+		{ TCP_USER_TIMEOUT, -1 }, { TCP_FASTOPEN, -1 },
+	};
+	unsigned int i;
+	short sh = 1;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		TH_LOG("SOL_TCP option %d = %d", bad[i][0], bad[i][1]);
+		EXPECT_EQ(-1, set_lvl(self->fd, SOL_TCP, bad[i][0], bad[i][1]));
+		EXPECT_EQ(EINVAL, errno);
+	}
+	/* The value refused left the old one. */
+	EXPECT_EQ(0, set_lvl(self->fd, SOL_TCP, TCP_KEEPIDLE, 99));
+	EXPECT_EQ(-1, set_lvl(self->fd, SOL_TCP, TCP_KEEPIDLE, 0));
+	EXPECT_EQ(99, get_lvl(self->fd, SOL_TCP, TCP_KEEPIDLE));
+
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_TCP, TCP_CONGESTION,
+				 "nonexistent", 11));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_TCP, TCP_CONGESTION, "", 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_TCP, TCP_CONGESTION, NULL, 4));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_TCP, TCP_KEEPIDLE, &sh,
+				 sizeof(sh)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_TCP, TCP_KEEPCNT, NULL, 4));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* IPV6_V6ONLY once bound: EINVAL, as TCP. */
+	ASSERT_EQ(0, bind(self->fd, (struct sockaddr *)&ss, len));
+	if (variant->family == AF_INET6) {
+		EXPECT_EQ(-1, set_lvl(self->fd, SOL_IPV6, IPV6_V6ONLY, 1));
+		EXPECT_EQ(EINVAL, errno);
+	}
+}
+
+/* The others: EOPNOTSUPP, set or read, as MPTCP answers them. */
+TEST_F(opt, unsupported_tcp_options)
+{
+	static const int tcp[] = {
+		TCP_MAXSEG, TCP_QUICKACK, TCP_SYNCNT, TCP_LINGER2,
+		TCP_WINDOW_CLAMP, TCP_MD5SIG, TCP_REPAIR, TCP_ULP,
+		TCP_FASTOPEN_CONNECT, TCP_ZEROCOPY_RECEIVE, 9999,
+	};
+	char buf[256] = { 0 };
+	socklen_t len;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tcp); i++) {
+		TH_LOG("SOL_TCP option %d", tcp[i]);
+		EXPECT_EQ(-1, setsockopt(self->fd, SOL_TCP, tcp[i], buf,
+					 sizeof(int)));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		len = sizeof(buf);
+		EXPECT_EQ(-1, getsockopt(self->fd, SOL_TCP, tcp[i], buf, &len));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	}
+	/* Read only. */
+	EXPECT_EQ(-1, setsockopt(self->fd, SOL_TCP, TCP_INFO, buf, 8));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, set_lvl(self->fd, SOL_IP, IP_TTL, 9));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	if (variant->family == AF_INET6) {
+		EXPECT_EQ(-1, set_lvl(self->fd, SOL_IPV6, IPV6_UNICAST_HOPS, 9));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+	}
 }
 
 TEST(sysctl_defaults_for_new_sockets)

@@ -8,16 +8,29 @@
  * connect() (copied to each subflow when it is made).  PSOCK_INFO shows
  * each subflow's own values, read from its TCP socket.  A per-subflow
  * PSOCK_SNDBUF wins over SO_SNDBUF, and fails with EISCONN once the
- * connection has begun.
+ * connection has begun.  SO_KEEPALIVE, TCP_KEEPIDLE / TCP_KEEPINTVL /
+ * TCP_KEEPCNT, TCP_USER_TIMEOUT, TCP_CONGESTION, TCP_CORK and IP_TOS /
+ * IPV6_TCLASS reach every subflow the same ways; TCP_INFO and SIOCINQ /
+ * SIOCOUTQ describe the connection as a whole.
  *
  * Each test runs in its own netns on loopback, with 4 subflows.
  */
-#include <netinet/tcp.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>	/* glibc's struct tcp_info lacks the byte counts */
 
 #include "psock_lib.h"
 #include "kselftest_harness.h"
 
 #define NSF	4
+
+#ifndef SOL_TCP
+#define SOL_TCP		IPPROTO_TCP
+#endif
+
+/* include/net/tcp_states.h */
+#define ST_ESTABLISHED	1
+#define ST_LISTEN	10
 
 FIXTURE(opts)
 {
@@ -253,11 +266,11 @@ TEST_F_TIMEOUT(opts, per_subflow_buffer_wins, 120)
 				 sizeof(pi)));
 	EXPECT_EQ(EISCONN, errno);
 
-	/* SOL_TCP: TCP_NODELAY only; a short value is refused. */
+	/* A short value is refused; unsupported SOL_TCP options too. */
 	EXPECT_EQ(-1, setsockopt(fd, SOL_TCP, TCP_NODELAY, &one, 2));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_TCP, TCP_MAXSEG, &one, sizeof(one)));
-	EXPECT_EQ(ENOPROTOOPT, errno);
+	EXPECT_EQ(EOPNOTSUPP, errno);
 	close(c);
 	close(fd);
 }
@@ -304,6 +317,194 @@ TEST_F_TIMEOUT(opts, bindtodevice_and_reuseaddr, 120)
 	ASSERT_LE(0, c);
 	check_subflows(_metadata, fd, &w, -1);
 	check_subflows(_metadata, c, &w, -1);
+	close(c);
+	close(fd);
+}
+
+struct tcp_want {
+	int keepalive, keepidle, keepintvl, keepcnt, user_timeout, cork;
+	int tos, tclass;
+	const char *ca;
+};
+
+/* Every subflow of @fd carries the SOL_TCP / IP values of @w. */
+static void check_tcp_subflows(struct __test_metadata *_metadata, int fd,
+			       const struct tcp_want *w)
+{
+	struct psock_info_buf ib;
+	unsigned int i;
+
+	ASSERT_EQ(0, psock_info(fd, &ib));
+	ASSERT_EQ(NSF, ib.h.num);
+	ASSERT_EQ(sizeof(ib.sf[0]), ib.h.size_kernel);
+	for (i = 0; i < ib.h.num; i++) {
+		const struct psock_subflow_info *si = &ib.sf[i];
+
+		TH_LOG("sf %u: ka %u idle %u intvl %u cnt %u uto %u cork %u tos %#x tc %#x %s",
+		       si->index, si->keepalive, si->keepidle, si->keepintvl,
+		       si->keepcnt, si->user_timeout, si->cork, si->tos,
+		       si->tclass, si->congestion);
+		EXPECT_EQ(w->keepalive, (int)si->keepalive);
+		EXPECT_EQ(w->keepidle, (int)si->keepidle);
+		EXPECT_EQ(w->keepintvl, (int)si->keepintvl);
+		EXPECT_EQ(w->keepcnt, (int)si->keepcnt);
+		EXPECT_EQ(w->user_timeout, (int)si->user_timeout);
+		EXPECT_EQ(w->cork, (int)si->cork);
+		EXPECT_EQ(w->tos, (int)si->tos);
+		EXPECT_EQ(w->tclass, (int)si->tclass);
+		EXPECT_STREQ(w->ca, si->congestion);
+	}
+}
+
+/* The options of a connection, set on @fd. */
+static void set_tcp_opts(struct __test_metadata *_metadata, int fd,
+			 int family, const struct tcp_want *w)
+{
+	int ret;
+
+	ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_KEEPALIVE, w->keepalive));
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_KEEPIDLE, w->keepidle));
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_KEEPINTVL, w->keepintvl));
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_KEEPCNT, w->keepcnt));
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_USER_TIMEOUT, w->user_timeout));
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_CORK, w->cork));
+	ASSERT_EQ(0, setsockopt(fd, SOL_TCP, TCP_CONGESTION, w->ca,
+				strlen(w->ca)));
+	if (family == AF_INET)
+		ret = set_int(fd, SOL_IP, IP_TOS, w->tos);
+	else
+		ret = set_int(fd, SOL_IPV6, IPV6_TCLASS, w->tclass);
+	ASSERT_EQ(0, ret);
+}
+
+/*
+ * SOL_TCP and IP options set before connect() reach the data subflows made
+ * later, those set on the listener reach every accepted subflow, and those
+ * set on a connected socket reach every subflow at once.
+ */
+TEST_F_TIMEOUT(opts, tcp_options_reach_subflows, 120)
+{
+	struct tcp_want sw = { 1, 77, 11, 5, 12345, 0, 0, 0, "reno" };
+	struct tcp_want cw = { 1, 33, 7, 4, 5000, 0, 0, 0, "reno" };
+	char ca[16] = "";
+	socklen_t len = sizeof(ca);
+	int fd, c;
+
+	if (variant->family == AF_INET) {
+		sw.tos = 0x20;
+		cw.tos = 0x48;
+	} else {
+		sw.tclass = 0x28;
+		cw.tclass = 0x60;
+	}
+	set_tcp_opts(_metadata, self->lfd, variant->family, &sw);
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	set_tcp_opts(_metadata, fd, variant->family, &cw);
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+	check_tcp_subflows(_metadata, fd, &cw);
+	check_tcp_subflows(_metadata, c, &sw);
+	/* The accepted socket answers what its subflows have. */
+	EXPECT_EQ(77, get_int(c, SOL_TCP, TCP_KEEPIDLE));
+	EXPECT_EQ(1, get_int(c, SOL_SOCKET, SO_KEEPALIVE));
+	ASSERT_EQ(0, getsockopt(c, SOL_TCP, TCP_CONGESTION, ca, &len));
+	EXPECT_STREQ("reno", ca);
+
+	/* Changed on the connected socket: every subflow follows. */
+	cw = (struct tcp_want){ 0, 44, 9, 3, 0, 1, cw.tos, cw.tclass, "cubic" };
+	set_tcp_opts(_metadata, fd, variant->family, &cw);
+	check_tcp_subflows(_metadata, fd, &cw);
+	EXPECT_EQ(1, get_int(fd, SOL_TCP, TCP_CORK));
+	EXPECT_EQ(0, get_int(fd, SOL_SOCKET, SO_KEEPALIVE));
+	/* Uncorked: what the cork held goes out. */
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_CORK, 0));
+	cw.cork = 0;
+	check_tcp_subflows(_metadata, fd, &cw);
+	close(c);
+	close(fd);
+}
+
+/*
+ * TCP_INFO describes the whole connection (bytes summed over the
+ * subflows, RTT and cwnd of the best one); SIOCINQ counts the bytes a
+ * read returns, SIOCOUTQ those the peer has not acknowledged.
+ */
+TEST_F_TIMEOUT(opts, tcp_info_and_queues, 120)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	static char buf[100000];
+	int fd, c, n, got;
+
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+	memset(&ti, 0, sizeof(ti));
+	ASSERT_EQ(0, getsockopt(self->lfd, SOL_TCP, TCP_INFO, &ti, &len));
+	EXPECT_EQ(ST_LISTEN, ti.tcpi_state);
+	EXPECT_EQ(-1, ioctl(self->lfd, SIOCINQ, &n));
+	EXPECT_EQ(EINVAL, errno);
+
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+
+	memset(buf, 'a', sizeof(buf));
+	ASSERT_EQ((ssize_t)sizeof(buf), send(fd, buf, sizeof(buf), 0));
+	/* Every byte arrives: the reader sees them all in order. */
+	for (n = 0; n < 200; n++) {
+		ASSERT_EQ(0, ioctl(c, SIOCINQ, &got));
+		if (got == (int)sizeof(buf))
+			break;
+		usleep(20000);
+	}
+	TH_LOG("SIOCINQ %d after %d looks", got, n);
+	EXPECT_EQ((int)sizeof(buf), got);
+	ASSERT_EQ((ssize_t)sizeof(buf), recv(c, buf, sizeof(buf), MSG_WAITALL));
+	ASSERT_EQ(0, ioctl(c, SIOCINQ, &got));
+	EXPECT_EQ(0, got);
+	/* The reader acknowledged them: nothing left to the sender. */
+	for (n = 0; n < 200; n++) {
+		ASSERT_EQ(0, ioctl(fd, SIOCOUTQ, &got));
+		if (!got)
+			break;
+		usleep(20000);
+	}
+	EXPECT_EQ(0, got);
+
+	len = sizeof(ti);
+	memset(&ti, 0, sizeof(ti));
+	ASSERT_EQ(0, getsockopt(fd, SOL_TCP, TCP_INFO, &ti, &len));
+	EXPECT_EQ(sizeof(ti), len);
+	TH_LOG("state %u rtt %u cwnd %u acked %llu received %llu retrans %u",
+	       ti.tcpi_state, ti.tcpi_rtt, ti.tcpi_snd_cwnd,
+	       (unsigned long long)ti.tcpi_bytes_acked,
+	       (unsigned long long)ti.tcpi_bytes_received,
+	       ti.tcpi_total_retrans);
+	EXPECT_EQ(ST_ESTABLISHED, ti.tcpi_state);
+	EXPECT_LT(0, ti.tcpi_rtt);
+	EXPECT_LT(0, ti.tcpi_snd_cwnd);
+	/* Headers and the handshake make the subflows carry a bit more. */
+	EXPECT_LE(sizeof(buf), ti.tcpi_bytes_acked);
+	EXPECT_GT(sizeof(buf) * 2, ti.tcpi_bytes_acked);
+
+	len = sizeof(ti);
+	memset(&ti, 0, sizeof(ti));
+	ASSERT_EQ(0, getsockopt(c, SOL_TCP, TCP_INFO, &ti, &len));
+	EXPECT_EQ(ST_ESTABLISHED, ti.tcpi_state);
+	EXPECT_LE(sizeof(buf), ti.tcpi_bytes_received);
+	EXPECT_GT(sizeof(buf) * 2, ti.tcpi_bytes_received);
+
+	/* A short buffer gets the start of it, as from TCP. */
+	len = 8;
+	ASSERT_EQ(0, getsockopt(c, SOL_TCP, TCP_INFO, &ti, &len));
+	EXPECT_EQ(8, len);
 	close(c);
 	close(fd);
 }
