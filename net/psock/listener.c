@@ -214,7 +214,10 @@ static struct pstripe_subflow *pstripe_lstn_next(struct pstripe_lstn *lstn)
  * A quiet client (&pstripe_lstn.quiet) must go on answering: TCP's
  * keepalive probes it at the client hello interval, and a client host
  * gone after it acknowledged our hello fails to answer two of them; TCP
- * then drops the connection, and the next look at it refuses it.
+ * then drops the connection, and the next look at it refuses it.  Also
+ * when the listener has SO_KEEPALIVE (the clone has it, with the
+ * listener's times): the connection's own keepalive comes back at
+ * accept(), which copies every option to the subflows.
  */
 static void pstripe_quiet_probe(struct pstripe_sock *lps,
 				struct pstripe_subflow *sf)
@@ -224,7 +227,7 @@ static void pstripe_quiet_probe(struct pstripe_sock *lps,
 			   MAX_TCP_KEEPINTVL);
 	struct sock *ssk = sf->sock->sk;
 
-	if (sf->quiet_ka || sock_flag(ssk, SOCK_KEEPOPEN))
+	if (sf->quiet_ka)
 		return;
 	sf->quiet_ka = true;
 	tcp_sock_set_keepidle(ssk, secs);
