@@ -15,6 +15,7 @@
  *
  * Each test runs in its own netns on loopback, with 4 subflows.
  */
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <linux/sockios.h>
 #include <linux/tcp.h>	/* glibc's struct tcp_info lacks the byte counts */
@@ -505,6 +506,57 @@ TEST_F_TIMEOUT(opts, tcp_info_and_queues, 120)
 	len = 8;
 	ASSERT_EQ(0, getsockopt(c, SOL_TCP, TCP_INFO, &ti, &len));
 	EXPECT_EQ(8, len);
+	close(c);
+	close(fd);
+}
+
+/*
+ * TCP_NOTSENT_LOWAT is the connection's: bytes the subflows hold unsent
+ * (here by TCP_CORK, SIOCOUTQNSD counts them) at or above the mark stop
+ * send() and poll()'s EPOLLOUT, until they leave.
+ */
+TEST_F_TIMEOUT(opts, notsent_lowat_holds_writes, 120)
+{
+	struct pollfd pfd = { .events = POLLOUT };
+	int fd, c, n, nsd = -1, lowat = 1000;
+	static char buf[2000], rbuf[4000];
+
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+	pfd.fd = fd;
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_NOTSENT_LOWAT, lowat));
+	EXPECT_EQ(lowat, get_int(fd, SOL_TCP, TCP_NOTSENT_LOWAT));
+	EXPECT_EQ(1, poll(&pfd, 1, 0));
+
+	/* Corked, less than a segment stays in a subflow. */
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_CORK, 1));
+	ASSERT_EQ((ssize_t)sizeof(buf), send(fd, buf, sizeof(buf), 0));
+	ASSERT_EQ(0, ioctl(fd, SIOCOUTQNSD, &nsd));
+	TH_LOG("%d bytes unsent in the subflows", nsd);
+	EXPECT_LE((int)sizeof(buf), nsd);
+	EXPECT_EQ(0, poll(&pfd, 1, 0));
+	EXPECT_EQ(-1, send(fd, buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Uncorked, they leave, and the socket is writable again. */
+	ASSERT_EQ(0, set_int(fd, SOL_TCP, TCP_CORK, 0));
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	for (n = 0; n < 100; n++) {
+		ASSERT_EQ(0, ioctl(fd, SIOCOUTQNSD, &nsd));
+		if (!nsd)
+			break;
+		usleep(20000);
+	}
+	EXPECT_EQ(0, nsd);
+	EXPECT_EQ((ssize_t)sizeof(buf), send(fd, buf, sizeof(buf),
+					     MSG_DONTWAIT));
+	EXPECT_EQ((ssize_t)sizeof(rbuf),
+		  recv(c, rbuf, sizeof(rbuf), MSG_WAITALL));
 	close(c);
 	close(fd);
 }
