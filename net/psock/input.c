@@ -587,6 +587,9 @@ static int pstripe_recv_plain(struct pstripe_sock *ps, struct msghdr *msg,
 	r = pstripe_late_hello(ps);
 	if (r)
 		return r;
+	/* An error a read that returned data left (pstripe_recvmsg()). */
+	if (READ_ONCE(ps_sk(ps)->sk_err))
+		return sock_error(ps_sk(ps));
 	sf = ps->sf[0];
 	r = sock_recvmsg(sf->sock, msg, flags);
 	if (r > 0 && !(flags & MSG_PEEK))

@@ -716,6 +716,13 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 				pstripe_abort(ps, r);
 			else if (!ps->fallback && !ps->nlive)
 				err = sock_error(sk) ? : r;
+			/*
+			 * As TCP: an error (a reset) behind data read in
+			 * this call is the next call's, never lost: after
+			 * it the subflow reads as the end of the stream.
+			 */
+			else if (ps->fallback && copied && r != -EFAULT)
+				WRITE_ONCE(sk->sk_err, -r);
 			break;
 		}
 		if (copied >= target || (sk->sk_shutdown & RCV_SHUTDOWN))
