@@ -389,6 +389,50 @@ TEST_F_TIMEOUT(ns, fallback_plain_server_speaks_first, 120)
 	close(fd);
 }
 
+/*
+ * A plain server that sends data and resets the connection: the data,
+ * then the reset, as from TCP.  A read that returned the data must leave
+ * the reset to the next read, never make it the end of the stream (a
+ * stream cut short would look complete).
+ */
+TEST_F_TIMEOUT(ns, fallback_reset_after_data, 120)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	static char buf[100000];
+	int lfd, fd, port, c;
+	ssize_t got;
+	pid_t pid;
+
+	set_hello_timeout(_metadata, "60000");
+	lfd = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	ASSERT_LE(0, lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		c = accept(lfd, NULL, NULL);
+		if (c < 0 || send(c, "220 hello\r\n", 11, 0) != 11)
+			_exit(2);
+		usleep(200000);
+		if (send(c, buf, 50000, 0) != 50000 ||
+		    setsockopt(c, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+			_exit(3);
+		usleep(200000);
+		close(c);
+		_exit(0);
+	}
+	close(lfd);
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
+	EXPECT_EQ(0, peer_status(pid));
+	/* Data and reset both there: one read takes the data. */
+	got = recv(fd, buf, sizeof(buf), MSG_WAITALL);
+	EXPECT_EQ(50011, got);
+	EXPECT_EQ(-1, recv(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(ECONNRESET, errno);
+	close(fd);
+}
+
 /* A plain TCP client that talks first against a PSOCK listener. */
 TEST_F_TIMEOUT(ns, fallback_plain_client_psock_server, 120)
 {
