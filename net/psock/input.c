@@ -25,9 +25,11 @@
  * limit is sk_rcvbuf, never less than what a peer keeping to the window
  * we offered can make us hold (pstripe_rcv_win()): past it the peer is
  * broken, and -EPROTO resets the connection.  Below it, the pool of every
- * socket's blocks may be full (pstripe_mem_ahead_ok()): -EAGAIN leaves
+ * socket's blocks may be full (pstripe_mem_ahead_ok()): -ENOBUFS leaves
  * the block in its subflow for now.  -ENOMEM, no memory for it: it stays
- * in its subflow too, and pstripe_rcv_find() tries again later.
+ * in its subflow too.  Either way pstripe_rcv_find() tries again after
+ * the work has run (PSTRIPE_NOMEM_RETRY), not at once: the block is still
+ * there, and a reader that tried again at once would spin.
  */
 struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 				       u32 len)
@@ -41,7 +43,7 @@ struct pstripe_blk *pstripe_rblk_alloc(struct pstripe_sock *ps,
 	if (atomic_read(&sk->sk_rmem_alloc) + size > limit)
 		return ERR_PTR(-EPROTO);
 	if (!pstripe_mem_ahead_ok(ps, size))
-		return ERR_PTR(-EAGAIN);
+		return ERR_PTR(-ENOBUFS);
 	blk = pstripe_blk_alloc(ps, len);
 	if (!blk)
 		return ERR_PTR(-ENOMEM);
@@ -156,10 +158,24 @@ bool pstripe_rcv_lowat_met(struct pstripe_sock *ps)
 	return bytes >= low;
 }
 
+/*
+ * Can subflow @sf move without a block of the pool?  A header to read, a
+ * block half copied, a copy to drop or the next block can; a later block
+ * at its head cannot.  Lockless (poll).
+ */
+static bool pstripe_sf_needs_no_pool(const struct pstripe_sock *ps,
+				     const struct pstripe_subflow *sf)
+{
+	return !READ_ONCE(sf->hdr_valid) || READ_ONCE(sf->pull) ||
+	       READ_ONCE(sf->dup) ||
+	       (s32)(READ_ONCE(sf->blk_seq) - READ_ONCE(ps->rcv_seq)) <= 0;
+}
+
 /* Can recv() make progress?  Lockless for poll(); exact under the lock. */
 bool pstripe_rcv_ready(struct pstripe_sock *ps)
 {
 	struct sock *sk = ps_sk(ps);
+	bool nomem;
 	int i, cur;
 
 	if ((READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
@@ -170,18 +186,20 @@ bool pstripe_rcv_ready(struct pstripe_sock *ps)
 	cur = READ_ONCE(ps->rcv_cur);
 	if (cur == PSTRIPE_CUR_OOO)
 		return true;
-	/* A block to take ahead found no memory: the work says when to retry. */
-	if (READ_ONCE(ps->rcv_nomem))
-		return !READ_ONCE(ps->nlive);
+	nomem = READ_ONCE(ps->rcv_nomem);
 	/*
 	 * The current block's subflow, or another one: headers to read,
 	 * later blocks to pull, copies to drop, a resent copy of the
-	 * current block when its subflow went silent.
+	 * current block when its subflow went silent.  A later block that
+	 * found no memory (@rcv_nomem) is not worth a look before the work
+	 * has run: what waits behind it is not (the reader would spin).
 	 */
 	for (i = 0; i < ps->nsf; i++) {
-		if (pstripe_sf_live(ps->sf[i]) &&
-		    !READ_ONCE(ps->sf[i]->eof) &&
-		    pstripe_sf_readable(ps->sf[i]))
+		const struct pstripe_subflow *sf = ps->sf[i];
+
+		if (pstripe_sf_live(sf) && !READ_ONCE(sf->eof) &&
+		    pstripe_sf_readable(sf) &&
+		    (!nomem || pstripe_sf_needs_no_pool(ps, sf)))
 			return true;
 	}
 	return !READ_ONCE(ps->nlive);
@@ -510,7 +528,7 @@ static int pstripe_rcv_pull_all(struct pstripe_sock *ps, bool *progress,
 		r = pstripe_sf_pull(ps, i);
 		if (!r)
 			*progress = true;
-		else if (r == -ENOMEM)
+		else if (r == -ENOMEM || r == -ENOBUFS)
 			*nomem = true;
 		else if (r != -EAGAIN)
 			return r;
@@ -527,10 +545,12 @@ static int pstripe_rcv_missing(struct pstripe_sock *ps,
 		return 0;
 	}
 	/*
-	 * Our memory, not the peer's fault: the block stays in its subflow
-	 * (whose TCP window closes if it must) and is taken again once the
-	 * work has run, as TCP's receiver drops a segment it has no memory
-	 * for and waits for it again.  Meanwhile recv() and poll() wait.
+	 * Our memory, not the peer's fault (no memory, or the pool over
+	 * net.psock.mem): the block stays in its subflow (whose TCP window
+	 * closes if it must) and is taken again once the work has run, as
+	 * TCP's receiver drops a segment it has no memory for and waits for
+	 * it again.  Meanwhile recv() and poll() wait, unless a subflow
+	 * brings something that needs no memory (pstripe_rcv_ready()).
 	 */
 	if (nomem) {
 		WRITE_ONCE(ps->rcv_nomem, true);

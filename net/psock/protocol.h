@@ -388,8 +388,9 @@ struct pstripe_tcp_opts {
  * @rcv_cur: subflow holding block @rcv_seq, -1 while unknown
  * @rcv_eof: the whole stream was read
  * @rcv_nomem: a block could not be taken ahead of its turn for want of
- *	memory: it stays in its subflow, and recv() and poll() wait for the
- *	work to run again (PSTRIPE_NOMEM_RETRY) before the next try
+ *	memory, or the pool was over net.psock.mem: it stays in its
+ *	subflow, and recv() and poll() wait for the work to run again
+ *	(PSTRIPE_NOMEM_RETRY) before the next try
  * @pending: listener: TCP connections not yet classified, nothing read
  *	from them yet, in order of their deadlines
  * @embryos: listener: connections waiting for their data subflows, in
