@@ -1123,6 +1123,97 @@ TEST_F_TIMEOUT(pool, reorder_flood_bounded_by_pool, 900)
 	free(acc);
 }
 
+#define THR_BLOCKS	20	/* blocks 1..20: more than the 256 KiB share */
+
+static double thread_cpu(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double mono_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/*
+ * net.psock.mem at its minimum and a two-subflow peer that sends blocks
+ * 1..20 on its data subflow, not block 0: the server takes its share of
+ * them (256 KiB), the rest stays in TCP.  The reader must then sleep,
+ * not spin on blocks it may not take: recv() waits without burning the
+ * CPU, poll() reports POLLIN again only once the work has run (every
+ * 100 ms), and the pool refuses a block once per such retry, not
+ * thousands of times.  Block 0 on the control subflow then brings every
+ * block out, in order.
+ */
+TEST_F_TIMEOUT(pool, throttled_reader_sleeps, 60)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	struct pollfd p = { .events = POLLIN };
+	int sys, lfd, port, fds[2], a, seq, polls = 0;
+	long pages, thr0, thr;
+	char old[64] = "", b;
+	double cpu, end;
+	ssize_t len;
+
+	sys = open("/proc/sys/net/psock/mem", O_RDWR);
+	ASSERT_LE(0, sys) TH_LOG("net.psock.mem: %s", strerror(errno));
+	len = pread(sys, old, sizeof(old) - 1, 0);
+	ASSERT_LT(0, len);
+	ASSERT_EQ(2, pwrite(sys, "1\n", 2, 0));
+	ASSERT_EQ(0, netns_lo());
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	a = raw_client2(lfd, port, fds);
+	ASSERT_LE(0, a);
+	p.fd = a;
+	for (seq = 1; seq <= THR_BLOCKS; seq++)
+		ASSERT_EQ(0, send_blk(fds[1], seq, 16376, 0, 16376));
+	/* A look takes the share; then nothing more can move. */
+	usleep(300000);
+	EXPECT_EQ(-1, recv(a, &b, 1, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	/* poll() says POLLIN again once per retry of the work, no sooner. */
+	end = mono_now() + 1.0;
+	while (mono_now() < end) {
+		if (poll(&p, 1, 100) != 1)
+			continue;
+		polls++;
+		EXPECT_EQ(-1, recv(a, &b, 1, MSG_DONTWAIT));
+		EXPECT_EQ(EAGAIN, errno);
+	}
+	TH_LOG("1 s of poll(): POLLIN %d times", polls);
+	EXPECT_GE(30, polls);
+	ASSERT_EQ(0, pool_read(&pages, &thr0));
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	cpu = thread_cpu();
+	EXPECT_EQ(-1, recv(a, &b, 1, 0));
+	EXPECT_EQ(EAGAIN, errno);
+	cpu = thread_cpu() - cpu;
+	ASSERT_EQ(0, pool_read(&pages, &thr));
+	TH_LOG("2 s in recv(): %.3f s of CPU, the pool refused %ld times",
+	       cpu, thr - thr0);
+	EXPECT_GT(0.3, cpu);
+	EXPECT_GE(100, thr - thr0);
+	ASSERT_EQ(0, send_blk(fds[0], 0, 16376, 0, 16376));
+	tv.tv_sec = 10;
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	for (seq = 0; seq <= THR_BLOCKS; seq++)
+		ASSERT_EQ(0, recv_blk(a, 'A' + seq, 16376)) TH_LOG("block %d", seq);
+	close(a);
+	close(fds[0]);
+	close(fds[1]);
+	close(lfd);
+	if (pwrite(sys, old, len, 0) != len)
+		TH_LOG("net.psock.mem not restored");
+	close(sys);
+}
+
 /*
  * Block 1 half on the control subflow, read into the reorder queue; then
  * block 0 and a whole copy of block 1 on the data subflow, which the
