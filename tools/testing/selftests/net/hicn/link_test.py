@@ -167,6 +167,10 @@ def test_best_route(c, fa, fb, big):
 
 def test_failover(c, fa, fb, big):
     out = {}
+    # Link a's data at 20 Mbit/s: the consumer's interests follow the data
+    # back, so "a third in" is seen a third in (unpaced, a window could
+    # send nearly every interest between two looks at the counter).
+    u.sh(f"tc -n {NS_P} qdisc add dev pa root netem rate 20mbit")
     with c as y:
         a0, b0 = sent(y, fa), sent(y, fb)
         t = threading.Thread(target=fetch_bg, args=(out,))
@@ -181,6 +185,7 @@ def test_failover(c, fa, fb, big):
               f"over to B and the object arrives intact (A +{a1 - a0}, "
               f"B +{b1 - b0}, {describe(got)})")
     link(NS_P, "pa", "up")
+    u.sh(f"tc -n {NS_P} qdisc del dev pa root")
     with c as y:
         wait_up(y, fa, 1)
 
