@@ -160,6 +160,7 @@ int pstripe_lstn_init(struct pstripe_sock *lps)
 	INIT_LIST_HEAD(&lstn->chello);
 	INIT_LIST_HEAD(&lstn->quiet);
 	INIT_LIST_HEAD(&lstn->partial);
+	INIT_LIST_HEAD(&lstn->foreign);
 	get_random_bytes(&lstn->key, sizeof(lstn->key));
 	/* Longer ago than any slack pstripe_pending_end() gives. */
 	lstn->embryo_end = jiffies - 2 * 3600 * HZ;
@@ -345,6 +346,7 @@ void pstripe_child_ready(struct pstripe_sock *lps,
 {
 	int i;
 
+	pstripe_hs_del(child->sf[0]);
 	pstripe_established(child);
 	for (i = 0; i < child->nsf; i++)
 		pstripe_sf_set_owner(child->sf[i], ps_sk(child));
@@ -409,6 +411,19 @@ static bool pstripe_join_early(struct pstripe_sock *lps,
 		}
 	}
 	return false;
+}
+
+/*
+ * A join of a token we do not know, to an SO_REUSEPORT listener: it may
+ * be for a handshake another listener of the port holds (token.c).
+ */
+static bool pstripe_join_elsewhere(struct pstripe_sock *lps,
+				   struct pstripe_subflow *sf, u64 token)
+{
+	if (!ps_sk(lps)->sk_reuseport || pstripe_embryo_find(lps, token))
+		return false;
+	pstripe_pend_unlink(lps, sf);
+	return pstripe_hs_handoff(lps, sf, token);
 }
 
 /* A join: attach @sf to the embryo its token names, or refuse it. */
@@ -571,6 +586,9 @@ static void pstripe_pend_chello(struct pstripe_sock *lps,
 	hlist_add_head(&sf->tnode,
 		       &lstn->tok_sf[pstripe_tok_hash(lstn, sf->token)]);
 	lstn->nhs++;
+	/* Our group's other listeners take its joins too (token.c). */
+	if (ps_sk(lps)->sk_reuseport)
+		pstripe_hs_add(lps, sf);
 }
 
 /* Part of a client hello came: the rest is due soon. */
@@ -721,6 +739,9 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 			if (!expired &&
 			    pstripe_join_early(lps, sf, be64_to_cpu(h.token)))
 				return;
+			if (pstripe_join_elsewhere(lps, sf,
+						   be64_to_cpu(h.token)))
+				return;
 			pstripe_pending_join(lps, sf, reap);
 			return;
 		}
@@ -808,6 +829,25 @@ static void pstripe_listen_unblock(struct pstripe_sock *lps,
 		pstripe_pending_step(lps, sf, reap);
 		if (sf->pend_state == PSTRIPE_PEND_BLOCKED)
 			break;
+	}
+}
+
+/* Joins another listener of our port handed over: pending ones of ours. */
+static void pstripe_listen_foreign(struct pstripe_sock *lps)
+{
+	struct pstripe_lstn *lstn = lps->lstn;
+	struct pstripe_subflow *sf, *tmp;
+	LIST_HEAD(list);
+
+	pstripe_hs_take(lps, &list);
+	list_for_each_entry_safe(sf, tmp, &list, node) {
+		list_del_init(&sf->node);
+		sf->pend_state = PSTRIPE_PEND_FIRST;
+		sf->deadline = jiffies + pstripe_hello_jiffies(ps_sk(lps));
+		list_add_tail(&sf->node, &lps->pending);
+		lstn->npend++;
+		pstripe_sf_listen(sf, lstn);
+		pstripe_lstn_queue(lstn, sf);
 	}
 }
 
@@ -908,6 +948,7 @@ void pstripe_listen_work(struct pstripe_sock *lps,
 	struct pstripe_subflow *sf;
 
 	sock_owned_by_me(ps_sk(lps));
+	pstripe_listen_foreign(lps);
 	pstripe_listen_expire(lps, reap);
 	pstripe_listen_unblock(lps, reap);
 	while (budget--) {
@@ -938,12 +979,18 @@ void pstripe_listen_drain(struct pstripe_sock *lps,
 {
 	struct pstripe_lstn *lstn = lps->lstn;
 	struct list_head *lists[5];
-	struct pstripe_subflow *sf;
+	struct pstripe_subflow *sf, *tmp;
 	struct pstripe_sock *child;
+	LIST_HEAD(foreign);
 	int i;
 
 	if (!lstn)
 		return;
+	pstripe_hs_close(lps, &foreign);
+	list_for_each_entry_safe(sf, tmp, &foreign, node) {
+		pstripe_sf_detach(sf);
+		list_move(&sf->node, &reap->subflows);
+	}
 	lists[0] = &lps->pending;
 	lists[1] = &lstn->blocked;
 	lists[2] = &lstn->chello;

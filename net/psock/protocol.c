@@ -60,7 +60,10 @@
  * connection's &pstripe_sock.rj_lock (its queue of subflows that
  * rejoined, pm.c), taken under a listener's or the connection's own
  * lock; a listener hands a rejoin to a connection through that queue and
- * never locks the connection.
+ * never locks the connection.  Likewise an SO_REUSEPORT listener hands a
+ * join to the listener of its handshake through that one's
+ * &pstripe_lstn.foreign, under the token table's lock (token.c), and
+ * never locks the other listener.
  *
  * Teardown
  * --------
@@ -332,6 +335,8 @@ static int pstripe_listen(struct socket *sock, int backlog)
 	if (err)
 		goto out;
 	pstripe_sync_opts(sk);
+	/* As TCP's: SO_REUSEPORT set after bind() counts from listen() on. */
+	ps->sf[0]->sock->sk->sk_reuseport = sk->sk_reuseport;
 	err = kernel_listen(ps->sf[0]->sock, pstripe_listen_backlog(backlog));
 	if (err)
 		goto out;

@@ -245,6 +245,9 @@ struct pstripe_route {
  * @retry_armed: client, dead: @retry_at is set
  * @retry_at: client, dead: when its slot is opened again
  * @retries: client, dead: tries to open its slot again that failed
+ * @gnode: server, the control subflow of a handshake of an SO_REUSEPORT
+ *	listener: in the handshake table (token.c), under its lock
+ * @hs_lps: that listener, while @gnode is hashed
  */
 struct pstripe_subflow {
 	struct socket		*sock;
@@ -302,6 +305,8 @@ struct pstripe_subflow {
 	bool			retry_armed;
 	unsigned long		retry_at;
 	u8			retries;
+	struct hlist_node	gnode;
+	struct pstripe_sock	*hs_lps;
 };
 
 /**
@@ -592,6 +597,9 @@ enum {
  *	for their connection
  * @tok_child: embryos by &pstripe_sock.token
  * @embryo_end: when the last embryo went to accept() without every join
+ * @foreign: joins another listener of our SO_REUSEPORT group took for
+ *	one of our handshakes (token.c), protected by the token table's
+ *	lock: the work takes them into &pstripe_sock.pending
  *
  * Everything but @ready is protected by the listener's socket lock.
  */
@@ -608,6 +616,7 @@ struct pstripe_lstn {
 	struct hlist_head	tok_sf[1 << PSTRIPE_TOK_BITS];
 	struct hlist_head	tok_child[1 << PSTRIPE_TOK_BITS];
 	unsigned long		embryo_end;
+	struct list_head	foreign;
 };
 
 /* pstripe_sock.rcv_cur: block rcv_seq is at the head of the reorder queue */
@@ -810,6 +819,12 @@ void pstripe_rejoin_take(struct pstripe_sock *ps);
 /* token.c */
 void pstripe_token_add(struct pstripe_sock *ps);
 void pstripe_token_del(struct pstripe_sock *ps);
+void pstripe_hs_add(struct pstripe_sock *lps, struct pstripe_subflow *sf);
+void pstripe_hs_del(struct pstripe_subflow *sf);
+bool pstripe_hs_handoff(struct pstripe_sock *lps, struct pstripe_subflow *sf,
+			u64 token);
+void pstripe_hs_take(struct pstripe_sock *lps, struct list_head *list);
+void pstripe_hs_close(struct pstripe_sock *lps, struct list_head *list);
 struct pstripe_sock *pstripe_token_get(const struct net *net, u64 token,
 				       int family);
 

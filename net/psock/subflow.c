@@ -203,6 +203,7 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	 */
 	sk_net_refcnt_upgrade(ssk);
 	ssk->sk_reuse = sk->sk_reuse;
+	ssk->sk_reuseport = sk->sk_reuseport;
 	ssk->sk_bound_dev_if = sk->sk_bound_dev_if;
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk->sk_family == AF_INET6)
@@ -274,6 +275,7 @@ struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 void pstripe_sf_free(struct pstripe_subflow *sf)
 {
 	WARN_ON_ONCE(sf->pull);
+	pstripe_hs_del(sf);
 	pstripe_sf_detach(sf);
 	sock_release(sf->sock);
 	kfree(sf);
