@@ -31,7 +31,7 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       netcat-openbsd ethtool nftables iptables procps xz-utils zstd
       gnuplot-nox python3-yaml python3-jsonschema python3-sphinx pkg-config
-      dkms man-db groff-base mandoc"
+      dkms man-db groff-base mandoc curl wget"
 
 missing() {
 	local p out=
@@ -124,6 +124,41 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$tarball list $EXTRACT_LIST" ]; 
 	echo "$tarball list $EXTRACT_LIST" > "$KSRC.tmp/.extracted"
 	rm -rf "$KSRC"
 	mv "$KSRC.tmp" "$KSRC"
+fi
+
+# Servers the psockize test (selftests/net/psock/psockize.sh) runs
+# unmodified, from Debian's packages: fetched with apt-get download and
+# unpacked with dpkg -x into $CACHE/apps, never installed.  Installing them
+# would start nginx on port 80 (and ask debconf about an iperf3 daemon) on
+# the build machine, where no service of ours belongs; unpacked, they are
+# two programs the VM (which shares this filesystem) runs from the cache.
+# nginx is the binary of nginx-light (which only adds modules we do not
+# load); iperf3 needs libiperf0 and its libsctp1.  The stamp names the
+# versions unpacked, so a newer Debian package is fetched again.
+APPS=$CACHE/apps
+APPS_DEBS="nginx iperf3 libiperf0 libsctp1"
+apps_want() {
+	local p
+	for p in $APPS_DEBS; do
+		apt-cache policy "$p" | sed -n "s/^  Candidate: /$p=/p"
+	done | tr '\n' ' '
+}
+want=$(apps_want)
+case $want in *"=(none)"*|"") apt_update; want=$(apps_want) ;; esac
+if [ ! -f "$APPS/.unpacked" ] || [ "$(cat "$APPS/.unpacked")" != "$want" ]; then
+	say "unpacking $want into $APPS"
+	rm -rf "$APPS.tmp"
+	mkdir -p "$APPS.tmp/debs"
+	# shellcheck disable=SC2086
+	(cd "$APPS.tmp/debs" && apt-get download -qq $want) ||
+		{ apt_update; (cd "$APPS.tmp/debs" && apt-get download -qq $want); }
+	for d in "$APPS.tmp"/debs/*.deb; do
+		dpkg -x "$d" "$APPS.tmp"
+	done
+	rm -rf "$APPS.tmp/debs"
+	echo "$want" > "$APPS.tmp/.unpacked"
+	rm -rf "$APPS"
+	mv "$APPS.tmp" "$APPS"
 fi
 
 say "done"
