@@ -128,8 +128,10 @@ void pstripe_established(struct pstripe_sock *ps)
 
 		ps->peer_len = len > 0 ? len : 0;
 	}
-	for (i = 0; i < ps->nsf; i++)
+	for (i = 0; i < ps->nsf; i++) {
+		pstripe_sf_note_ports(ps->sf[i]);
 		pstripe_nl_sf_established(ps->sf[i]);
+	}
 	/* A client opens dead subflows again: the control one's route. */
 	if (!ps->csock && !ps->fallback && ps->stream_cnt > 1)
 		pstripe_route_control(ps);
@@ -139,7 +141,9 @@ void pstripe_established(struct pstripe_sock *ps)
 
 /*
  * Client: new subflow @sf, connected, asks to take the place of dead
- * subflow @slot of the established connection (pm.c).  0 once sent.
+ * subflow @slot of the established connection (pm.c), named by its
+ * position and its local port: the server takes the slot only if its
+ * subflow there came from that port.  0 once sent.
  */
 int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
 			int slot)
@@ -150,6 +154,7 @@ int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
 	pstripe_hello_fill(ps, &h, PSTRIPE_MSG_REJOIN);
 	h.n = ps->stream_cnt;
 	h.index = slot;
+	h.port = ps->sf[slot]->ports[0];
 	h.token = cpu_to_be64(ps->token);
 	r = pstripe_sf_send(sf, &h, sizeof(h), 0);
 	if (r == sizeof(h))

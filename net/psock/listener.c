@@ -474,6 +474,7 @@ static void pstripe_pending_rejoin(struct pstripe_sock *lps,
 		goto refuse;
 	pstripe_pend_unlink(lps, sf);
 	sf->index = h.index;
+	sf->ports[1] = h.port;
 	pstripe_sf_set_owner(sf, ps_sk(ps));
 	if (pstripe_rejoin_queue(ps, sf)) {
 		sock_put(ps_sk(ps));

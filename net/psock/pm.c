@@ -405,9 +405,23 @@ static void pstripe_rejoin_refuse(struct pstripe_sock *ps,
 }
 
 /*
+ * Does the rejoin @sf name the subflow in its slot @old: the client port
+ * it came from?  A client numbers its slots as the server does only if
+ * both kept the same subflows at set-up; one that thinks a join made it
+ * which the server gave up on numbers the rest differently, and its
+ * rejoin must not reset a healthy subflow that has the position it names.
+ * No port: a client that predates the check.
+ */
+static bool pstripe_rejoin_names(const struct pstripe_subflow *sf,
+				 const struct pstripe_subflow *old)
+{
+	return !sf->ports[1] || sf->ports[1] == old->ports[1];
+}
+
+/*
  * Server, established: the subflows that rejoined take their slots.  A
- * slot out of range, or a connection that failed (nothing left to
- * rejoin), gets a reset.
+ * slot out of range or held by a subflow of another client port, or a
+ * connection that failed (nothing left to rejoin), gets a reset.
  */
 void pstripe_rejoin_take(struct pstripe_sock *ps)
 {
@@ -424,6 +438,7 @@ void pstripe_rejoin_take(struct pstripe_sock *ps)
 
 		list_del_init(&sf->node);
 		if (i >= ps->nsf || !ps->sf[i] || !ps->nlive ||
+		    !pstripe_rejoin_names(sf, ps->sf[i]) ||
 		    pstripe_sf_state(sf) != TCP_ESTABLISHED) {
 			pstripe_rejoin_refuse(ps, sf);
 			continue;

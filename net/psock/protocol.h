@@ -245,6 +245,10 @@ struct pstripe_route {
  * @retry_armed: client, dead: @retry_at is set
  * @retry_at: client, dead: when its slot is opened again
  * @retries: client, dead: tries to open its slot again that failed
+ * @ports: local and peer TCP ports (network order) noted when it was
+ *	established or took a slot: a rejoin names the subflow it replaces
+ *	by the client's port (pm.c); a rejoin waiting on &pstripe_sock.rj_q
+ *	keeps there the port its message named
  * @gnode: server, the control subflow of a handshake of an SO_REUSEPORT
  *	listener: in the handshake table (token.c), under its lock
  * @hs_lps: that listener, while @gnode is hashed
@@ -305,6 +309,7 @@ struct pstripe_subflow {
 	bool			retry_armed;
 	unsigned long		retry_at;
 	u8			retries;
+	__be16			ports[2];
 	struct hlist_node	gnode;
 	struct pstripe_sock	*hs_lps;
 };
@@ -711,6 +716,7 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 					struct sock *owner);
 void pstripe_sf_free(struct pstripe_subflow *sf);
+void pstripe_sf_note_ports(struct pstripe_subflow *sf);
 int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
 		    size_t len, int flags);
 int pstripe_sf_recv(struct pstripe_subflow *sf, void *buf, size_t len,

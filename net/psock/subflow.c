@@ -272,6 +272,15 @@ struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 }
 
 /* The subflow's @pull was dropped (pstripe_sf_drop_pull()) by its owner. */
+/* The ports of @sf, connected: what a rejoin names it by later (pm.c). */
+void pstripe_sf_note_ports(struct pstripe_subflow *sf)
+{
+	const struct inet_sock *inet = inet_sk(sf->sock->sk);
+
+	sf->ports[0] = READ_ONCE(inet->inet_sport);
+	sf->ports[1] = READ_ONCE(inet->inet_dport);
+}
+
 void pstripe_sf_free(struct pstripe_subflow *sf)
 {
 	WARN_ON_ONCE(sf->pull);
@@ -441,6 +450,7 @@ void pstripe_sf_replace(struct pstripe_sock *ps, int i,
 	sf->index = old->index;
 	sf->route = old->route;
 	pstripe_sf_inherit(ps_sk(ps), sf->sock->sk, sf->index);
+	pstripe_sf_note_ports(sf);
 	WRITE_ONCE(ps->sf[i], sf);
 	ps->nlive++;
 	pstripe_nl_sf_established(sf);
