@@ -586,7 +586,8 @@ static int raw_chello(int port, int n, uint64_t *token)
 }
 
 /* A subflow whose first bytes are a @type message: its socket. */
-static int raw_subflow(int port, int type, uint64_t token, int index)
+static int raw_subflow_port(int port, int type, uint64_t token, int index,
+			    int old_port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct hello j;
@@ -596,6 +597,7 @@ static int raw_subflow(int port, int type, uint64_t token, int index)
 	hello_init(&j, type);
 	j.n = type == T_REJOIN ? 2 : 0;
 	j.index = index;
+	j.port = htons(old_port);
 	j.token = token;
 	if (lo_connect(fd, AF_INET, port) ||
 	    send(fd, &j, sizeof(j), 0) != sizeof(j)) {
@@ -603,6 +605,11 @@ static int raw_subflow(int port, int type, uint64_t token, int index)
 		return -1;
 	}
 	return fd;
+}
+
+static int raw_subflow(int port, int type, uint64_t token, int index)
+{
+	return raw_subflow_port(port, type, token, index, 0);
 }
 
 /* A data subflow that joins @token as subflow @index: its socket. */
@@ -738,16 +745,21 @@ TEST_F(srv, rejoin_unknown_token)
 	close(fd);
 }
 
+/* How a rejoin names the subflow it replaces, beside its position. */
+enum { NAME_NONE, NAME_RIGHT, NAME_WRONG };
+
 /*
  * An established connection of 2 subflows, @fds its client's: a rejoin of
- * @slot, and whether the connection then carries a block on each of
- * @fds[0], @fds[1] (the new subflow, if it took @slot).
+ * @slot, naming subflow 1's client port as @name says, and whether the
+ * connection then carries a block on each of @fds[0], @fds[1] (the new
+ * subflow, if it took @slot).
  */
-static void rejoin_slot(struct __test_metadata *_metadata, int lfd, int port,
-			int slot, bool kill_first)
+static void rejoin_slot_named(struct __test_metadata *_metadata, int lfd,
+			      int port, int slot, bool kill_first, int name)
 {
 	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
-	int fds[2], a, nfd, i;
+	int fds[2], a, nfd, i, old_port = 0;
+	bool refused = slot >= 2 || name == NAME_WRONG;
 	uint64_t token;
 
 	fds[0] = raw_chello(port, 2, &token);
@@ -757,6 +769,9 @@ static void rejoin_slot(struct __test_metadata *_metadata, int lfd, int port,
 	a = accept(lfd, NULL, NULL);
 	ASSERT_LE(0, a);
 	ASSERT_EQ(0, wait_num(a, 2));
+	/* The control subflow's port: a subflow the server has, not slot 1's. */
+	if (name != NAME_NONE)
+		old_port = sock_port(fds[name == NAME_RIGHT ? 1 : 0]);
 	if (kill_first) {
 		/* Subflow 1 reset: the server finds it dead. */
 		ASSERT_EQ(0, setsockopt(fds[1], SOL_SOCKET, SO_LINGER, &lin,
@@ -765,12 +780,13 @@ static void rejoin_slot(struct __test_metadata *_metadata, int lfd, int port,
 		fds[1] = -1;
 		ASSERT_EQ(0, wait_num(a, 1));
 	}
-	nfd = raw_rejoin(port, token, slot);
+	nfd = raw_subflow_port(port, T_REJOIN, token, slot, old_port);
 	ASSERT_LE(0, nfd);
-	if (slot >= 2) {
+	if (refused) {
 		EXPECT_EQ(0, wait_refused(nfd));
 		close(nfd);
-		ASSERT_EQ(0, wait_num(a, 2));
+		/* The subflows it had, still there (a dead one stays dead). */
+		ASSERT_EQ(0, wait_num(a, fds[1] >= 0 ? 2 : 1));
 	} else {
 		/* It takes the slot; a subflow still there is reset. */
 		ASSERT_EQ(0, wait_num(a, 2));
@@ -780,13 +796,19 @@ static void rejoin_slot(struct __test_metadata *_metadata, int lfd, int port,
 			close(fds[1]);
 		fds[1] = nfd;
 	}
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 2 && fds[i] >= 0; i++) {
 		ASSERT_EQ(0, send_blk(fds[i], i, 1000, 0, 1000));
 		ASSERT_EQ(0, recv_blk(a, 'A' + i, 1000));
 	}
 	close(a);
 	for (i = 0; i < 2; i++)
 		close(fds[i]);
+}
+
+static void rejoin_slot(struct __test_metadata *_metadata, int lfd, int port,
+			int slot, bool kill_first)
+{
+	rejoin_slot_named(_metadata, lfd, port, slot, kill_first, NAME_NONE);
 }
 
 /* A slot the connection does not have: refused, the connection unharmed. */
@@ -808,6 +830,31 @@ TEST_F(srv, rejoin_dead_subflow)
 TEST_F(srv, rejoin_live_subflow)
 {
 	rejoin_slot(_metadata, self->lfd, self->port, 1, false);
+}
+
+/* The same, the rejoin naming the client port subflow 1 came from. */
+TEST_F(srv, rejoin_live_subflow_named)
+{
+	rejoin_slot_named(_metadata, self->lfd, self->port, 1, false,
+			  NAME_RIGHT);
+}
+
+/*
+ * A rejoin of slot 1 naming another client port than slot 1's (the ends
+ * numbered their subflows differently): refused, and the healthy subflow
+ * in slot 1 is not reset.
+ */
+TEST_F(srv, rejoin_live_subflow_other_port)
+{
+	rejoin_slot_named(_metadata, self->lfd, self->port, 1, false,
+			  NAME_WRONG);
+}
+
+/* A dead slot is taken only by the rejoin that names it. */
+TEST_F(srv, rejoin_dead_subflow_other_port)
+{
+	rejoin_slot_named(_metadata, self->lfd, self->port, 1, true,
+			  NAME_WRONG);
 }
 
 /* Is subflow 0 of @fd gone or out of ESTABLISHED? */
