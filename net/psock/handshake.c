@@ -467,7 +467,7 @@ int pstripe_send_server_hello(struct pstripe_sock *lps,
 		}
 	}
 	/* The announced addresses follow, one message each. */
-	n = pstripe_local_addrs(lps, PSOCK_ENDPOINT_FLAGS_SIGNAL, addrs,
+	n = pstripe_local_addrs(lps, sf, PSOCK_ENDPOINT_FLAGS_SIGNAL, addrs,
 				ifindex);
 	h->n = n;
 	for (i = 1; i <= n; i++) {

@@ -59,6 +59,8 @@ static void pstripe_addr_to_ss(struct sock *sk, int fam, const u8 *a,
  * pstripe_local_addrs() - the addresses a socket uses besides the control
  *	subflow's
  * @ps: the socket, its lock held
+ * @sf: the connection's control subflow, whose path gives the family of
+ *	the endpoints
  * @flag: which endpoints stand in for addresses of its own:
  *	PSOCK_ENDPOINT_FLAGS_SIGNAL for a listener's announcements,
  *	PSOCK_ENDPOINT_FLAGS_SUBFLOW for a client's data subflows
@@ -66,21 +68,31 @@ static void pstripe_addr_to_ss(struct sock *sk, int fam, const u8 *a,
  * @ifindex: room for as many interfaces (0: any)
  *
  * The socket's own (PSOCK_ADD_LOCAL_ADDR) when it has any, else the
- * namespace's endpoints of its family with @flag (netlink.c), as a
- * socket option overrides a namespace's configuration.
+ * namespace's endpoints with @flag (netlink.c) of the family of @sf's
+ * path, as a socket option overrides a namespace's configuration.  That
+ * family is the socket's, but for an AF_INET6 socket whose control
+ * subflow reached an IPv4 peer through a v4-mapped address (a dual-stack
+ * listener's connection, as most servers listen on "::"; a client that
+ * connected to ::ffff:a.b.c.d): its data subflows go to and come from
+ * IPv4 addresses, so they use the IPv4 endpoints.
  *
  * Context: process context.
  * Return: how many.
  */
-int pstripe_local_addrs(struct pstripe_sock *ps, u32 flag,
-			struct pstripe_addr *out, int *ifindex)
+int pstripe_local_addrs(struct pstripe_sock *ps, struct pstripe_subflow *sf,
+			u32 flag, struct pstripe_addr *out, int *ifindex)
 {
 	struct sock *sk = ps_sk(ps);
-	int i;
+	int i, family = sk->sk_family;
 
 	sock_owned_by_me(sk);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6 &&
+	    ipv6_addr_v4mapped(&sf->sock->sk->sk_v6_daddr))
+		family = AF_INET;
+#endif
 	if (!ps->nladdr)
-		return pstripe_nl_endpoints(sock_net(sk), sk->sk_family, flag,
+		return pstripe_nl_endpoints(sock_net(sk), family, flag,
 					    out, ifindex);
 	for (i = 0; i < ps->nladdr; i++) {
 		out[i] = ps->laddr[i];
@@ -183,7 +195,8 @@ int pstripe_open_data_subflows(struct pstripe_sock *ps,
 	if (err < 0)
 		goto out;
 	slen = err;
-	nsrc = 1 + pstripe_local_addrs(ps, PSOCK_ENDPOINT_FLAGS_SUBFLOW,
+	nsrc = 1 + pstripe_local_addrs(ps, ps->sf[0],
+				       PSOCK_ENDPOINT_FLAGS_SUBFLOW,
 				       laddr, &ifindex[1]);
 	/* Source addresses: any port. */
 	pstripe_addr_to_ss(sk, 0, NULL, 0, &src[0]);

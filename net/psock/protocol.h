@@ -679,8 +679,8 @@ void pstripe_mib_sum(const struct net *net, unsigned long sum[PSTRIPE_MIB_MAX]);
 /* netlink.c */
 int pstripe_netlink_init(void);
 void pstripe_netlink_exit(void);
-int pstripe_local_addrs(struct pstripe_sock *ps, u32 flag,
-			struct pstripe_addr *out, int *ifindex);
+int pstripe_local_addrs(struct pstripe_sock *ps, struct pstripe_subflow *sf,
+			u32 flag, struct pstripe_addr *out, int *ifindex);
 int pstripe_nl_endpoints(struct net *net, int family, u32 flag,
 			 struct pstripe_addr *out, int *ifindex);
 void pstripe_nl_sf_established(struct pstripe_subflow *sf);
