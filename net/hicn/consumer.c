@@ -481,6 +481,48 @@ static void hicn_cons_face_data(struct hicn_face *face,
 	sock_put(sk);
 }
 
+/*
+ * Every face an interest of ours went to is down or gone (pit.c): when
+ * the FIB has no next hop that is up for it either, the fetch fails with
+ * ENETUNREACH now, as a retransmission would at its timeout; otherwise
+ * that retransmission takes the face the FIB gives then.
+ */
+static void hicn_cons_face_fail(struct hicn_face *face,
+				const struct hicn_key *key)
+{
+	struct hicn_net *hn = hicn_pernet(face->net);
+	struct hicn_data d = { .key = *key, .ikey = *key };
+	struct hicn_face *out;
+	struct hicn_sock *hs;
+	struct hicn_cons *c;
+	struct sock *sk;
+	bool wake = false;
+
+	out = hicn_fib_lookup(hn, &key->name, face);
+	if (out) {
+		hicn_face_put(out);
+		return;
+	}
+	sk = hicn_face_sk(face);
+	if (!sk)
+		return;
+	hs = hicn_sk(sk);
+	c = &hs->cons;
+
+	spin_lock_bh(&c->lock);
+	if (hicn_cons_data_is_first(c, &d) ||
+	    (hicn_cons_data_is_seg(c, &d) &&
+	     c->ring[key->seg % c->ring_size].state == HICN_SLOT_PENDING)) {
+		hicn_cons_fail(hs, ENETUNREACH);
+		wake = !c->pumping;
+	}
+	spin_unlock_bh(&c->lock);
+
+	if (wake)
+		sk->sk_data_ready(sk);
+	sock_put(sk);
+}
+
 /* A consumer serves no interests (no FIB next hop names its face). */
 static int hicn_cons_face_interest(struct hicn_face *face,
 				   const struct hicn_key *key,
@@ -492,6 +534,7 @@ static int hicn_cons_face_interest(struct hicn_face *face,
 const struct hicn_face_ops hicn_cons_face_ops = {
 	.interest	= hicn_cons_face_interest,
 	.data		= hicn_cons_face_data,
+	.fail		= hicn_cons_face_fail,
 	.kind		= HICN_FACE_KIND_CONSUMER,
 };
 

@@ -15,10 +15,12 @@
  * route fails over to the up next hop of lowest cost and load balance
  * shares among the others; an interest sent to it is refused with
  * -ENETDOWN (hicn_fwd_interest() then asks the FIB again, which passes
- * over it) and data for it is dropped.  Interests already pending on it
- * are sent again by their consumers at their retransmission timeout, by
- * the face the FIB gives then, or fail with ENETUNREACH when no next hop
- * is up; a relay forwards a downstream retransmission the same way.
+ * over it) and data for it is dropped.  The PIT entries whose interests
+ * went to it alone fail at once (hicn_pit_fail_faces()): a consumer with
+ * no next hop up any more fails with ENETUNREACH then; one that has
+ * another sends its interest again at its retransmission timeout, by the
+ * face the FIB gives then; a relay drops the entry and forwards a
+ * downstream retransmission the same way.
  *
  * Lock order: RTNL (the notifiers; the work, so that it sees the routes
  * that the same event changes) -> hicn_net.lock; hicn_net.link_lock (BH

@@ -14,8 +14,9 @@
  * reads up to HICN_UDP_RX_BUDGET datagrams with kernel_recvmsg() into the
  * listener's buffer and hands each to the forwarder in process context:
  * parsed and validated (wire.c) before anything in it is used, dropped
- * and counted per face when it is malformed, unsolicited, or refused by
- * the forwarder.  A data payload is copied into an object of its own
+ * and counted per face and per reason (HICN_A_FACE_DROPS_*, unsolicited,
+ * hop-drops) when it is malformed, unsolicited, or refused by the
+ * forwarder: each drop counts once.  A data payload is copied into an object of its own
  * only once the PIT said an interest sent to that face waits for it, so
  * a peer cannot make the host hold data it did not ask for.
  *
@@ -31,9 +32,17 @@
  * with the last face.  Faces are freed after an RCU grace period
  * (face.c), so the rx path looks them up under RCU.
  *
- * Lock order: hicn_net.lock (mutex: listener and face lists) ->
- * hicn_udp_listener.lock (spinlock, BH off: the face hash);
- * hicn_udp_listener.sock_lock (mutex) is a leaf.
+ * A face deleted (face-del, listener-del) or marked down (face_link.c)
+ * fails the PIT entries whose interests went to it alone, in process
+ * context under hicn_net.lock, once it takes no interest any more
+ * (hicn_pit_fail_faces()): their consumers hear at once.  Data from the
+ * face racing with it finds no out-record and counts as unsolicited.
+ *
+ * Lock order: (RTNL, link work) -> hicn_net.lock (mutex: listener and
+ * face lists) -> hicn_udp_listener.lock (spinlock, BH off: the face
+ * hash); hicn_net.lock -> hicn_cons.lock -> hicn_net.pit_lock (failing
+ * PIT entries tells their consumers); hicn_udp_listener.sock_lock
+ * (mutex) is a leaf.
  */
 
 #include <linux/in.h>
@@ -104,7 +113,8 @@ struct hicn_udp_listener {
  * @hnode: entry in the listener's hash
  * @txq: packets to send
  * @tx_work: sends @txq
- * @malformed: datagrams the face dropped as malformed
+ * @drops: what the face dropped on receipt, by HICN_A_FACE_DROPS_*
+ *	reason (the malformed ones: TRUNCATED to NAME)
  * @tx_drops: packets dropped because @txq was full or sending failed
  * @hop_drops: interests from the peer dropped because their hop limit
  *	left no hop to another host
@@ -120,7 +130,7 @@ struct hicn_udp_face {
 	struct hlist_node	hnode;
 	struct sk_buff_head	txq;
 	struct work_struct	tx_work;
-	atomic64_t		malformed;
+	atomic64_t		drops[HICN_A_FACE_DROPS_MAX + 1];
 	atomic64_t		tx_drops;
 	atomic64_t		hop_drops;
 	struct rcu_head		rcu;
@@ -132,6 +142,24 @@ static void hicn_udp_listener_put(struct hicn_udp_listener *l)
 		kvfree(l->rxbuf);
 		kfree_rcu(l, rcu);
 	}
+}
+
+/* @uf dropped what its peer sent, for @why (HICN_A_FACE_DROPS_*). */
+static void hicn_udp_drop(struct hicn_udp_face *uf, unsigned int why)
+{
+	atomic64_inc(&uf->drops[why]);
+}
+
+/* The drop reason of a datagram hicn_wire_parse() refused. */
+static unsigned int hicn_udp_wire_drop(const struct hicn_wire_pkt *p)
+{
+	/* The attributes follow enum hicn_wire_drop, from TRUNCATED. */
+	BUILD_BUG_ON(HICN_A_FACE_DROPS_AH - HICN_A_FACE_DROPS_TRUNCATED !=
+		     HICN_WIRE_DROP_AH - HICN_WIRE_DROP_TRUNCATED);
+	BUILD_BUG_ON(HICN_WIRE_DROP_AH + 1 != HICN_WIRE_DROP_MAX);
+	if (p->drop < HICN_WIRE_DROP_TRUNCATED || p->drop >= HICN_WIRE_DROP_MAX)
+		return HICN_A_FACE_DROPS_HEADER;
+	return HICN_A_FACE_DROPS_TRUNCATED + p->drop - HICN_WIRE_DROP_TRUNCATED;
 }
 
 /* ---- addresses ---- */
@@ -431,7 +459,8 @@ hicn_udp_face_new(struct hicn_net *hn, struct hicn_udp_listener *l,
 /*
  * Take a face out (hicn_net.lock held): no datagram reaches it, no route
  * leads to it, it takes no interest; it is freed when the PIT records
- * and queued packets that hold it let go.
+ * and queued packets that hold it let go.  It is marked failing for
+ * good: the caller's hicn_pit_fail_faces() fails what waits on it.
  */
 static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
 {
@@ -446,6 +475,7 @@ static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
 	hn->nr_udp_faces--;
 	if (uf->auto_created)
 		hn->nr_udp_auto--;
+	WRITE_ONCE(uf->face->failing, true);
 	hicn_face_detach_locked(uf->face);
 	hicn_fib_del_face(hn, uf->face);
 	hicn_nl_face_event(uf->face, HICN_CMD_FACE_DELETED);
@@ -458,7 +488,10 @@ static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
  *	peer is reachable (face_link.c; hicn_net.lock held)
  * @hn: the netns's AF_HICN state
  *
- * A face that changes is an event (face-up, face-down).
+ * A face that changes is an event (face-up, face-down).  Once every face
+ * is marked, the PIT entries waiting on the faces that went down fail
+ * (hicn_pit_fail_faces()), so that their consumers find no next hop that
+ * is still marked up.
  *
  * Return: true when a face is down.
  */
@@ -466,7 +499,7 @@ bool hicn_udp_link_update(struct hicn_net *hn)
 {
 	struct hicn_udp_listener *l;
 	struct hicn_udp_face *uf;
-	bool any_down = false;
+	bool any_down = false, failing = false;
 	unsigned int b;
 	bool up;
 
@@ -480,12 +513,20 @@ bool hicn_udp_link_update(struct hicn_net *hn)
 				if (up == READ_ONCE(uf->face->up))
 					continue;
 				WRITE_ONCE(uf->face->up, up);
+				WRITE_ONCE(uf->face->failing, !up);
+				failing |= !up;
 				hicn_nl_face_event(uf->face, up ?
 						   HICN_CMD_FACE_UP :
 						   HICN_CMD_FACE_DOWN);
 			}
 		}
 	}
+	if (failing)
+		hicn_pit_fail_faces(hn);
+	list_for_each_entry(l, &hn->udp_listeners, node)
+		for (b = 0; b < ARRAY_SIZE(l->faces); b++)
+			hlist_for_each_entry(uf, &l->faces[b], hnode)
+				WRITE_ONCE(uf->face->failing, false);
 	return any_down;
 }
 
@@ -551,7 +592,7 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 
 	if (hicn_wire_thdr_parse(buf + p->payload_off, p->payload_len, &th) ||
 	    hicn_udp_data_key(p, &th, &full)) {
-		atomic64_inc(&uf->malformed);
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_TRANSPORT);
 		return;
 	}
 	/* Nothing is allocated for data no interest sent here asked for. */
@@ -566,7 +607,7 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 		/* The object's segment size, which a relay passes on. */
 		obj = hicn_obj_alloc(th.len, th.seg_size);
 		if (!obj) {
-			atomic64_inc(&uf->tx_drops);
+			hicn_udp_drop(uf, HICN_A_FACE_DROPS_NOMEM);
 			return;
 		}
 		memcpy(obj->data, buf + p->payload_off + HICN_WIRE_THDR_LEN,
@@ -606,7 +647,7 @@ static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 	u8 hops;
 
 	if (hicn_wire_suffix_to_key(p->suffix, &kind, &wver, &seg)) {
-		atomic64_inc(&uf->malformed);
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NAME);
 		return;
 	}
 	key.name = p->name;
@@ -621,10 +662,25 @@ static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 				msecs_to_jiffies(min_t(u32, p->lifetime,
 						       HICN_LIFETIME_MAX)),
 				hops ? hops - 1 : 0);
-	if (err == -ELOOP)
+	switch (err) {
+	case 0:
+		break;
+	case -ELOOP:
 		atomic64_inc(&uf->hop_drops);
-	else if (err)
-		atomic64_inc(&uf->face->stats.refused);
+		break;
+	case -ENETUNREACH:
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NO_ROUTE);
+		break;
+	case -ENOBUFS:
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_PIT_FULL);
+		break;
+	case -ENOMEM:
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NOMEM);
+		break;
+	default:
+		/* The producer's face refused it (it is closing). */
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NO_ROUTE);
+	}
 }
 
 /* The face of @remote, made if the listener allows it and @make. */
@@ -666,7 +722,7 @@ static void hicn_udp_input(struct hicn_udp_listener *l,
 		return;
 	}
 	if (err)
-		atomic64_inc(&uf->malformed);
+		hicn_udp_drop(uf, hicn_udp_wire_drop(&p));
 	else if (p.is_interest)
 		hicn_udp_rx_interest(uf, &p);
 	else
@@ -814,6 +870,7 @@ static void hicn_udp_listener_unlink(struct hicn_net *hn,
 	for (b = 0; b < ARRAY_SIZE(l->faces); b++)
 		hlist_for_each_entry_safe(uf, tmp, &l->faces[b], hnode)
 			hicn_udp_face_remove(hn, uf);
+	hicn_pit_fail_faces(hn);
 }
 
 /* Stop the socket's callbacks and work, close it, drop the list's ref. */
@@ -910,8 +967,8 @@ int hicn_udp_face_add(struct net *net, u32 listener,
  * @net: the netns
  * @face_id: the face
  *
- * Routes lose their next hops to it; interests forwarded to it stay in
- * the PIT until they expire.
+ * Routes lose their next hops to it; the PIT entries whose interests
+ * went to it alone fail (hicn_pit_fail_faces()).
  * Return: 0, -ENOENT (no face with the id), -EOPNOTSUPP (not a UDP face:
  * an application face goes with its socket).
  */
@@ -928,6 +985,7 @@ int hicn_udp_face_del(struct net *net, u32 face_id)
 		err = -EOPNOTSUPP;
 		if (face->ops == &hicn_udp_face_ops) {
 			hicn_udp_face_remove(hn, face->priv);
+			hicn_pit_fail_faces(hn);
 			err = 0;
 		}
 		break;
@@ -947,6 +1005,7 @@ bool hicn_udp_face_info(const struct hicn_face *face,
 			struct hicn_udp_face_info *info)
 {
 	const struct hicn_udp_face *uf = face->priv;
+	unsigned int i;
 
 	if (face->ops != &hicn_udp_face_ops)
 		return false;
@@ -954,7 +1013,12 @@ bool hicn_udp_face_info(const struct hicn_face *face,
 	info->remote = uf->remote;
 	info->format = uf->format;
 	info->auto_created = uf->auto_created;
-	info->malformed = atomic64_read(&uf->malformed);
+	info->malformed = 0;
+	for (i = HICN_A_FACE_DROPS_TRUNCATED; i <= HICN_A_FACE_DROPS_MAX; i++) {
+		info->drops[i] = atomic64_read(&uf->drops[i]);
+		if (i <= HICN_FACE_DROPS_MALFORMED_LAST)
+			info->malformed += info->drops[i];
+	}
 	info->tx_drops = atomic64_read(&uf->tx_drops);
 	info->hop_drops = atomic64_read(&uf->hop_drops);
 	return true;

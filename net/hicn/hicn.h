@@ -193,6 +193,10 @@ struct hicn_face;
  *	(network faces: at least 1)
  * @data: data for an interest the face sent; called with no forwarder lock
  *	held, must not call back into the forwarder
+ * @fail: optional; every face an interest this face sent went to is down
+ *	or gone, so nobody will answer @key (hicn_pit_fail_faces(); process
+ *	context, no forwarder lock held, must not call back into the
+ *	forwarder but for hicn_pit_cancel())
  * @destroy: optional; the last reference went (any context, may not
  *	sleep): free what @priv points at
  * @kind: what is behind the face, enum hicn_face_kind of the netlink uapi
@@ -201,6 +205,7 @@ struct hicn_face_ops {
 	int (*interest)(struct hicn_face *face, const struct hicn_key *key,
 			unsigned long lifetime, u8 hops);
 	void (*data)(struct hicn_face *face, const struct hicn_data *d);
+	void (*fail)(struct hicn_face *face, const struct hicn_key *key);
 	void (*destroy)(struct hicn_face *face);
 	u8 kind;
 };
@@ -240,6 +245,8 @@ struct hicn_face_stats {
  *	down: face_link.c)
  * @detached: its owner let it go (hicn_face_detach_locked(), under
  *	hicn_net.lock); READ_ONCE elsewhere; it never comes up again
+ * @failing: hicn_pit_fail_faces() fails the PIT entries waiting on it
+ *	(set and cleared under hicn_net.lock, read under hicn_net.pit_lock)
  * @out_pending: PIT out-records on the face (interests it was given and
  *	has not answered yet); the load-balance strategy reads it
  * @stats: counters
@@ -259,6 +266,7 @@ struct hicn_face {
 	u32				quota_id;
 	bool				up;
 	bool				detached;
+	bool				failing;
 	atomic_t			out_pending;
 	struct hicn_face_stats		stats;
 	void				*priv;
@@ -858,6 +866,7 @@ void hicn_fib_walk(struct hicn_net *hn,
  * @malformed: datagrams dropped as malformed
  * @tx_drops: packets it could not send
  * @hop_drops: interests from it dropped for their hop limit
+ * @drops: what it dropped on receipt, by HICN_A_FACE_DROPS_* reason
  */
 struct hicn_udp_face_info {
 	u32			listener;
@@ -867,7 +876,11 @@ struct hicn_udp_face_info {
 	u64			malformed;
 	u64			tx_drops;
 	u64			hop_drops;
+	u64			drops[HICN_A_FACE_DROPS_MAX + 1];
 };
+
+/* The drop reasons of a malformed datagram: TRUNCATED up to this one. */
+#define HICN_FACE_DROPS_MALFORMED_LAST	HICN_A_FACE_DROPS_NAME
 
 /**
  * struct hicn_udp_listener_info - a listener as netlink shows it
@@ -935,6 +948,7 @@ void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d,
 void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 		     struct hicn_face *face);
 bool hicn_pit_gc(struct hicn_net *hn);
+void hicn_pit_fail_faces(struct hicn_net *hn);
 void hicn_pit_flush(struct hicn_net *hn);
 
 /* cs.c */

@@ -43,6 +43,27 @@ static int hicn_nl_put_addr(struct sk_buff *msg, int a_addr, int a_port,
 	       nla_put_u16(msg, a_port, ntohs(s6->sin6_port));
 }
 
+/* A UDP face's drops by reason, nested. */
+static int hicn_nl_face_fill_drops(struct sk_buff *msg,
+				   const struct hicn_udp_face_info *ui)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	nest = nla_nest_start(msg, HICN_A_FACE_DROPS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = HICN_A_FACE_DROPS_TRUNCATED; i <= HICN_A_FACE_DROPS_MAX; i++) {
+		if (nla_put_u64_64bit(msg, i, ui->drops[i],
+				      HICN_A_FACE_DROPS_PAD)) {
+			nla_nest_cancel(msg, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 /* A UDP face's listener and peer, and its counters when @counters. */
 static int hicn_nl_face_fill_udp(struct sk_buff *msg, struct hicn_face *f,
 				 bool counters)
@@ -66,7 +87,7 @@ static int hicn_nl_face_fill_udp(struct sk_buff *msg, struct hicn_face *f,
 	    nla_put_u64_64bit(msg, HICN_A_FACE_HOP_DROPS, ui.hop_drops,
 			      HICN_A_FACE_PAD))
 		return -EMSGSIZE;
-	return 0;
+	return hicn_nl_face_fill_drops(msg, &ui);
 }
 
 /* What a face is, for the events and the replies. */

@@ -38,6 +38,8 @@
 
 /* Entries one run of the collector examines at most (whole buckets). */
 #define HICN_PIT_GC_BATCH	1024
+/* Buckets hicn_pit_fail_faces() walks per hold of the lock. */
+#define HICN_PIT_FAIL_BATCH	64
 
 /**
  * struct hicn_pit_user - the in-records of one quota holder, freed with
@@ -524,6 +526,102 @@ bool hicn_pit_gc(struct hicn_net *hn)
 
 	hicn_pit_free_in(&list);
 	return busy;
+}
+
+/*
+ * The faces marked failing are gone or down (pit_lock held): their
+ * in-records in @e go to @list; their out-records too.  Returns true
+ * when @e is to be failed:
+ * faces still wait for it and the interest went to no other face; it is
+ * unlinked then, its in-records left in it for hicn_pit_fail_faces() to
+ * tell.  An entry nobody waits for any more goes, its records to @list.
+ */
+static bool hicn_pit_fail_entry(struct hicn_net *hn, struct hicn_pit_entry *e,
+				struct list_head *list)
+{
+	struct hicn_pit_in *rec, *tmp;
+	bool sent = false;
+
+	lockdep_assert_held(&hn->pit_lock);
+	list_for_each_entry_safe(rec, tmp, &e->in, node) {
+		if (!READ_ONCE(rec->face->failing))
+			continue;
+		list_del(&rec->node);
+		hicn_pit_user_uncharge(rec->user);
+		list_add_tail(&rec->node, list);
+	}
+	list_for_each_entry_safe(rec, tmp, &e->out, node) {
+		if (!READ_ONCE(rec->face->failing))
+			continue;
+		list_move_tail(&rec->node, list);
+		sent = true;
+	}
+	if (list_empty(&e->in)) {
+		hicn_pit_unlink(hn, e, list);
+		kfree(e);
+		return false;
+	}
+	if (!sent || !list_empty(&e->out))
+		return false;
+	hlist_del(&e->node);
+	hn->pit_entries--;
+	list_for_each_entry(rec, &e->in, node)
+		hicn_pit_user_uncharge(rec->user);
+	return true;
+}
+
+/* Tell the faces of a failed entry, then free it (no lock held). */
+static void hicn_pit_fail_tell(struct hicn_pit_entry *e)
+{
+	struct hicn_pit_in *in;
+
+	list_for_each_entry(in, &e->in, node)
+		if (in->face->ops->fail)
+			in->face->ops->fail(in->face, &e->key);
+	hicn_pit_free_in(&e->in);
+	kfree(e);
+}
+
+/**
+ * hicn_pit_fail_faces() - faces went down or away: what waits on them fails
+ * @hn: the namespace's AF_HICN state
+ *
+ * The faces are those marked hicn_face.failing (down already, so that
+ * nothing new goes to them), all at once in one walk of the table.  An
+ * entry whose interest went to them and to no other face is taken out
+ * now, and every face waiting for it is told (struct
+ * hicn_face_ops.fail): a consumer looks at the FIB again at once instead
+ * of waiting for its timeout.  Entries that went to other faces too keep
+ * waiting for those.  The failing faces' own in-records go.  Process
+ * context, hicn_net.lock held (it protects the marks); the table is
+ * walked HICN_PIT_FAIL_BATCH buckets per hold of pit_lock.
+ */
+void hicn_pit_fail_faces(struct hicn_net *hn)
+{
+	struct hicn_pit_entry *e;
+	struct hlist_node *tmp;
+	HLIST_HEAD(failed);
+	unsigned int b, i;
+	LIST_HEAD(list);
+
+	lockdep_assert_held(&hn->lock);
+	might_sleep();
+	for (b = 0; b < ARRAY_SIZE(hn->pit); b += HICN_PIT_FAIL_BATCH) {
+		spin_lock_bh(&hn->pit_lock);
+		for (i = b; i < b + HICN_PIT_FAIL_BATCH; i++)
+			hlist_for_each_entry_safe(e, tmp, &hn->pit[i], node)
+				if (hicn_pit_fail_entry(hn, e, &list))
+					hlist_add_head(&e->node, &failed);
+		spin_unlock_bh(&hn->pit_lock);
+
+		hicn_pit_free_in(&list);
+		INIT_LIST_HEAD(&list);
+		hlist_for_each_entry_safe(e, tmp, &failed, node) {
+			hlist_del(&e->node);
+			hicn_pit_fail_tell(e);
+		}
+		cond_resched();
+	}
 }
 
 /* The namespace is going away: drop everything. */

@@ -234,11 +234,11 @@ def pit_flood(c1, c2, r, obj_c):
                  s.getsockname()[1]]
     u.tap(st["pit-user-drops"] > before["pit-user-drops"] and
           st["pit-entries"] <= 256 + before["pit-entries"] and
-          len(flood) == 1 and flood[0]["refused"] > 0,
+          len(flood) == 1 and flood[0]["drops"]["pit-full"] > 0,
           f"1000 interests from one peer: its face holds 256 at the relay, "
-          f"the rest refused (pit-entries {st['pit-entries']}, "
+          f"the rest dropped (pit-entries {st['pit-entries']}, "
           f"pit-user-drops +{st['pit-user-drops'] - before['pit-user-drops']}"
-          f", refused {flood[0]['refused'] if flood else None})")
+          f", pit-full {flood[0]['drops']['pit-full'] if flood else None})")
     with c2:
         got = u.fetch("b001:a:b:c::4")
     tap_obj(got, obj_c, "meanwhile C2, another face of the same user, "
