@@ -228,6 +228,30 @@ int do_listener(int argc, char **argv)
 
 /* ---- faces ---- */
 
+/* -s: a UDP face's drops by reason, as the YAML spec names them. */
+static void face_drops(__u32 id)
+{
+	static const char * const names[] = {
+		"truncated", "version", "next-header", "length", "oversized",
+		"header", "flags", "lifetime", "control", "ah", "transport",
+		"name", "no-route", "pit-full", "nomem",
+	};
+	struct hcn_face_drops d;
+	const __u64 *v = (const __u64 *)&d;
+	char key[32], fmt[40];
+	int i, n;
+
+	n = hcn_face_drops_get(id, &d, sizeof(d));
+	for (i = 0; i < n && i < (int)ARRAY_SIZE(names); i++) {
+		snprintf(key, sizeof(key), "drop_%s", names[i]);
+		for (char *p = key; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		snprintf(fmt, sizeof(fmt), " %s %%llu", names[i]);
+		print_uint(key, fmt, v[i]);
+	}
+}
+
 void face_fields(const struct hcn_face *f, const char *fmt)
 {
 	__u32 a = f->attrs;
@@ -277,6 +301,8 @@ void face_fields(const struct hcn_face *f, const char *fmt)
 			   " tx-drops %llu", f->tx_drops);
 		print_attr(a, HICN_A_FACE_HOP_DROPS, "hop_drops",
 			   " hop-drops %llu", f->hop_drops);
+		if (udp)
+			face_drops(f->id);
 	}
 }
 

@@ -512,6 +512,30 @@ struct hcn_face {
 
 typedef int (*hcn_face_cb)(const struct hcn_face *f, void *arg);
 
+/*
+ * What a UDP face dropped on receipt, by reason (HICN_A_FACE_DROPS_*, in
+ * their order; libhcn 1.4, HCN_1.4): truncated to name are the malformed
+ * datagrams, whose sum is hcn_face.malformed.
+ */
+struct hcn_face_drops {
+	__u64	truncated, version, next_header, length, oversized, header;
+	__u64	flags, lifetime, control, ah, transport, name;
+	__u64	no_route, pit_full, nomem;
+};
+
+/**
+ * hcn_face_drops_get() - a UDP face's drops by reason
+ * @id: the face's id
+ * @d: the counters
+ * @size: sizeof(*@d) as the caller was compiled (later versions of the
+ *	structure grow at the end): only that much is written
+ *
+ * Return: the number of reasons the kernel sent (0 for a face that is not
+ * a UDP face, or a kernel without them; members past it read 0), -ENOENT
+ * when no face has the id, or -errno.
+ */
+int hcn_face_drops_get(__u32 id, struct hcn_face_drops *d, size_t size);
+
 /**
  * hcn_face_get() - one face
  * @id: its id

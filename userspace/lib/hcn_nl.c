@@ -914,6 +914,41 @@ int hcn_face_get(__u32 id, struct hcn_face *f)
 	return err;
 }
 
+/* The face-drops nest of a face-get reply into the counters of @arg. */
+static int face_drops_one(__u8 cmd, const void *attrs, int len, void *arg)
+{
+	const struct nlattr *tb[HICN_A_FACE_MAX + 1];
+
+	hcn_parse(attrs, len, tb, HICN_A_FACE_MAX);
+	if (!tb[HICN_A_FACE_DROPS])
+		return 0;
+	return counters_one(cmd, NLA_DATA(tb[HICN_A_FACE_DROPS]),
+			    NLA_PAYLOAD(tb[HICN_A_FACE_DROPS]), arg);
+}
+
+int hcn_face_drops_get(__u32 id, struct hcn_face_drops *d, size_t size)
+{
+	struct hcn_counters_arg c = {
+		.val = (void *)d, .n = size / sizeof(__u64),
+		.first = HICN_A_FACE_DROPS_TRUNCATED,
+		.max = HICN_A_FACE_DROPS_MAX,
+	};
+	struct hcn_req r;
+	int err;
+
+	static_assert(sizeof(struct hcn_face_drops) ==
+		      (HICN_A_FACE_DROPS_MAX - HICN_A_FACE_DROPS_TRUNCATED + 1) *
+		      sizeof(__u64), "one member per reason");
+	hcn_emsg[0] = '\0';
+	if (!d)
+		return hcn_local_err(EINVAL, "no buffer");
+	memset(d, 0, size);
+	req_init(&r, HICN_CMD_FACE_GET, 0);
+	put_u32(&r, HICN_A_FACE_ID, id);
+	err = hcn_call(HICN_FAMILY_NAME, &r, face_drops_one, &c);
+	return err ? err : c.got;
+}
+
 static int face_each(__u8 cmd, const void *attrs, int len, void *arg)
 {
 	struct hcn_dump_arg *d = arg;

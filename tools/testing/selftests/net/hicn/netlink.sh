@@ -541,7 +541,7 @@ check "face show ID: a UDP face" 0 \
 	"face $F4 udp up uid 0 pending 0 listener $L4 remote 127.0.0.2 port 9695 format ipv6-tcp" \
 	ctl1 face show "$F4"
 check "face show -s: with its counters" 0 \
-	"face $F6 udp down uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact interests-in 0 interests-out 0 data-in 0 data-out 0 unsolicited 0 refused 0 malformed 0 tx-drops 0 hop-drops 0" \
+	"face $F6 udp down uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact interests-in 0 interests-out 0 data-in 0 data-out 0 unsolicited 0 refused 0 malformed 0 tx-drops 0 hop-drops 0 truncated 0 version 0 next-header 0 length 0 oversized 0 header 0 flags 0 lifetime 0 control 0 ah 0 transport 0 name 0 no-route 0 pit-full 0 nomem 0" \
 	"$HICNCTL" -s -n "$ns1" hicn face show "$F6"
 check "face show: the producers' faces and the UDP faces, in id order" 0 \
 "face $faceA producer up uid 0 pending 0

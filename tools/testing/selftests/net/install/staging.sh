@@ -100,17 +100,17 @@ tap_expect "no file left after uninstall" "" files_in "$STAGE"
 # package it): its soname, its symbol versions, what links with it.
 LIB=$TOP/userspace/lib
 HT=$TOP/tools/testing/selftests/net/hicn
-tap_expect "libhcn.so.1.3.0 has soname libhcn.so.1" "libhcn.so.1" \
-	sh -c "readelf -d '$LIB/libhcn.so.1.3.0' | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p'"
-tap_expect "libhcn exports only hcn_*, at HCN_1.0 to HCN_1.3" "" \
-	sh -c "readelf --dyn-syms -W '$LIB/libhcn.so.1.3.0' |
-	       awk '\$5 == \"GLOBAL\" && \$7 != \"UND\" && \$8 !~ /^hcn_.*@@HCN_1\\.[0-3]\$/ && \$8 != \"hcn_monitor@HCN_1.1\" && \$8 !~ /^HCN_1\\.[0-3]\$/'"
+tap_expect "libhcn.so.1.4.0 has soname libhcn.so.1" "libhcn.so.1" \
+	sh -c "readelf -d '$LIB/libhcn.so.1.4.0' | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p'"
+tap_expect "libhcn exports only hcn_*, at HCN_1.0 to HCN_1.4" "" \
+	sh -c "readelf --dyn-syms -W '$LIB/libhcn.so.1.4.0' |
+	       awk '\$5 == \"GLOBAL\" && \$7 != \"UND\" && \$8 !~ /^hcn_.*@@HCN_1\\.[0-4]\$/ && \$8 != \"hcn_monitor@HCN_1.1\" && \$8 !~ /^HCN_1\\.[0-4]\$/'"
 tap_expect "the socket API stays at HCN_1.0, configuration at HCN_1.1, faces and routes at HCN_1.2" \
 	"hcn_socket@@HCN_1.0 hcn_route_add@@HCN_1.2 hcn_cs_get@@HCN_1.1" \
-	sh -c "echo \$(readelf --dyn-syms -W '$LIB/libhcn.so.1.3.0' | awk '\$8 == \"hcn_socket@@HCN_1.0\" || \$8 == \"hcn_cs_get@@HCN_1.1\" || \$8 == \"hcn_route_add@@HCN_1.2\" { print \$8 }' | sort -r)"
+	sh -c "echo \$(readelf --dyn-syms -W '$LIB/libhcn.so.1.4.0' | awk '\$8 == \"hcn_socket@@HCN_1.0\" || \$8 == \"hcn_cs_get@@HCN_1.1\" || \$8 == \"hcn_route_add@@HCN_1.2\" { print \$8 }' | sort -r)"
 tap_expect "hcn_monitor: HCN_1.1's (namespace events) stays, HCN_1.3's is the default" \
 	"hcn_monitor@@HCN_1.3 hcn_monitor@HCN_1.1" \
-	sh -c "echo \$(readelf --dyn-syms -W '$LIB/libhcn.so.1.3.0' | awk '\$8 ~ /^hcn_monitor@/ { print \$8 }' | sort)"
+	sh -c "echo \$(readelf --dyn-syms -W '$LIB/libhcn.so.1.4.0' | awk '\$8 ~ /^hcn_monitor@/ { print \$8 }' | sort)"
 tap_expect "lib_examples needs libhcn.so.1" "libhcn.so.1" \
 	sh -c "readelf -d $HT/lib_examples | sed -n 's/.*NEEDED.*\[\(libhcn.*\)\]/\1/p'"
 tap_expect "lib_examples binds hcn_socket@HCN_1.0" "1" \
@@ -126,7 +126,7 @@ tap_expect "install puts the library, header and hcn.pc in place" \
 /opt/hcn/lib64/libhcn.a
 /opt/hcn/lib64/libhcn.so
 /opt/hcn/lib64/libhcn.so.1
-/opt/hcn/lib64/libhcn.so.1.3.0
+/opt/hcn/lib64/libhcn.so.1.4.0
 /opt/hcn/lib64/pkgconfig/hcn.pc" \
 	sh -c "cd '$tmp' && find . ! -type d | sed 's/^\.//' | sort"
 tap_expect "hcn.pc names the install's paths" "-I/opt/hcn/include -L/opt/hcn/lib64 -lhcn" \
@@ -141,7 +141,7 @@ cp "$LIB/Makefile" "$LIB/hcn.h" "$LIB/hcn.pc.in" "$LIB/hcn.map" "$tmp/"
 ! make -s -C "$tmp" install DESTDIR="$tmp/dest" TOP="$TOP" >/dev/null 2>&1
 tap_result $? "install without make fails"
 tap_expect "install without make says why" \
-	"libhcn: libhcn.so.1.3.0 missing: run make first" \
+	"libhcn: libhcn.so.1.4.0 missing: run make first" \
 	sh -c "make -s -C '$tmp' install DESTDIR='$tmp/dest' TOP='$TOP' 2>&1 | head -1"
 [ ! -e "$tmp/dest" ]
 tap_result $? "install without make writes nothing"
