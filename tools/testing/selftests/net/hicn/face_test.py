@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a UDP face drops, by reason, and what a face that goes away does to
+# the interests pending on it.
+#
+#   netns C (consumer)                            netns P (peer)
+#   ca 10.80.1.1/24 fd00:80::1 ---- veth a ---- pa 10.80.1.2/24 fd00:80::2
+#   cb 10.80.2.1/24            ---- veth b ---- pb 10.80.2.2/24
+#   face A -> 10.80.1.2:9 (nobody answers)      listener [fd00:80::2]:9695,
+#   face B -> 10.80.2.2:9 (nobody answers)      auto-faces; face S ->
+#   b003::/16 via A; b004::/16 via A (cost 1)   10.80.1.1:9 (silent),
+#   and B (cost 2), load balance                b002::/16 via S
+#
+# Drops: a hand-made peer in C (UDP port 40000) gets a face on P's
+# listener with a good interest, then sends a few datagrams of each
+# malformed kind, interests P has no route for, interests beyond its
+# face's PIT quota, data with a bad transport header; exactly the
+# counter of each reason rises by the number sent, malformed is their
+# sum, and "hicnctl -s face show" prints them.
+#
+# Failing: consumers in C wait on faces whose peers never answer
+# (interest lifetime 10 s, so a consumer with no RTT sample resends only
+# after 10 s).  Taking C's device of link a down fails at once, with
+# ENETUNREACH, the fetch whose interest went to face A alone; the fetches
+# whose interests went to face B keep waiting; deleting face B then fails
+# them at once.
+#
+# Helpers (namespaces, setns, YNL, packets) come from udp_test.py.
+#
+# Usage: face_test.py  (as root)
+
+import ctypes
+import os
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import udp_test as u  # noqa: E402
+
+PID = os.getpid()
+NS_C, NS_P = f"hfc-{PID}", f"hfp-{PID}"
+ENETUNREACH = 101
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../../../.."))
+HICNCTL = os.environ.get("HICNCTL", os.path.join(TOP, "userspace/hicnctl/hicnctl"))
+N = 3           # datagrams of each kind
+LIFETIME = 10000
+# The drop reasons that are malformed datagrams (face-drops, hicn.yaml).
+MALFORMED = ("truncated", "version", "next-header", "length", "oversized",
+             "header", "flags", "lifetime", "control", "ah", "transport",
+             "name")
+REASONS = MALFORMED + ("no-route", "pit-full", "nomem")
+
+
+def setup():
+    u.sh(f"ip netns add {NS_C} && ip netns add {NS_P}")
+    for ns in (NS_C, NS_P):
+        u.sh(f"ip -n {ns} link set lo up")
+    for ln, net in (("a", 1), ("b", 2)):
+        u.sh(f"ip link add c{ln} netns {NS_C} type veth peer name p{ln} "
+             f"netns {NS_P}")
+        for ns, side, n in ((NS_C, "c", 1), (NS_P, "p", 2)):
+            u.sh(f"ip -n {ns} addr add 10.80.{net}.{n}/24 dev {side}{ln} && "
+                 f"ip -n {ns} link set {side}{ln} up")
+    for ns, dev, n in ((NS_C, "ca", 1), (NS_P, "pa", 2)):
+        u.sh(f"ip -n {ns} addr add fd00:80::{n}/64 dev {dev} nodad")
+
+
+def cleanup():
+    subprocess.run(f"ip netns del {NS_C}; ip netns del {NS_P}", shell=True,
+                   stderr=subprocess.DEVNULL)
+
+
+def drops(y, fid):
+    f = u.face_of(y, fid)
+    d = f.get("drops", {})
+    return {r: d.get(r, 0) for r in REASONS} | {
+        "malformed": f["malformed"], "unsolicited": f["unsolicited"],
+        "hop-drops": f["hop-drops"], "refused": f["refused"]}
+
+
+def wait_drops(y, fid, want, secs=10.0):
+    """Poll until the face's counters are @want (or time runs out)."""
+    end = time.monotonic() + secs
+    while True:
+        got = drops(y, fid)
+        if got == want or time.monotonic() > end:
+            return got
+        time.sleep(0.05)
+
+
+def bad_datagrams():
+    """Reason -> a datagram P's listener must drop for it."""
+    name = "b001:a:b:c::2"
+    good = u.pkt6(True, name, 1 << 19, src="fd00:80::1")
+    sig = u.pkt6(True, name, 1 << 19, b"\x01" + bytes(43), src="fd00:80::1")
+    return {
+        "truncated": good[:30],
+        "version": b"\x50" + good[1:],
+        "next-header": good[:6] + b"\x11" + good[7:],
+        "length": good[:4] + b"\xff\xff" + good[6:],
+        "header": good[:52] + b"\x60" + good[53:],
+        "flags": good[:53] + bytes([good[53] | 0x01]) + good[54:],
+        "lifetime": u.pkt6(True, name, 1 << 19, lifetime=0,
+                           src="fd00:80::1"),
+        "control": b"\xc0" + bytes(59),
+        "ah": sig[:53] + bytes([sig[53] | 0x10]) + sig[54:],
+        "transport": u.pkt6(False, name, 1, bytes(40), src="fd00:80::1"),
+        "name": u.pkt6(True, name, 5, src="fd00:80::1"),
+        "no-route": u.pkt6(True, "b00f::1", 1 << 19, src="fd00:80::1"),
+    }
+
+
+def test_drops(c, p):
+    with p as y:
+        y.do("listener-add", {"local": u.a6("fd00:80::2"), "auto-faces": 1})
+        ls = y.do("listener-add", {"local": u.a4("10.80.1.2"),
+                                   "port": 9696})["id"]
+        fs = y.do("face-add", {"listener-id": ls, "remote": u.a4("10.80.1.1"),
+                               "remote-port": 9})["id"]
+        y.do("route-add", {"prefix": u.a6("b002::"), "prefix-len": 16,
+                           "face-id": fs, "cost": 1})
+        quota = y.do("limits-get", {})["pit-user-max"]
+    u.enter(NS_C)
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.bind(("fd00:80::1", 40000))
+    dst = ("fd00:80::2", 9695)
+    # A good interest P has no route for makes the face (and a drop).
+    s.sendto(u.pkt6(True, "b00f::2", 1 << 19, src="fd00:80::1"), dst)
+    with p as y:
+        end = time.monotonic() + 10
+        hf = []
+        while not hf and time.monotonic() < end:
+            hf = [f["id"] for f in u.udp_faces(y) if f["remote-port"] == 40000]
+            time.sleep(0.05)
+        u.tap(len(hf) == 1, f"a good interest made the peer a face ({hf})")
+        if not hf:
+            s.close()
+            return
+        fid = hf[0]
+        want = wait_drops(y, fid, drops(y, fid) | {"no-route": 1})
+    for why, pkt in bad_datagrams().items():
+        for _ in range(N):
+            s.sendto(pkt, dst)
+        want[why] += N
+        if why in MALFORMED:
+            want["malformed"] += N
+        with p as y:
+            got = wait_drops(y, fid, want)
+        u.tap(got == want, f"{N} datagrams with {why}: exactly that reason "
+              f"counted ({ {k: v for k, v in got.items() if v} })")
+    # Interests beyond the face's PIT quota (2): the rest are pit-full.
+    with p as y:
+        y.do("limits-set", {"pit-user-max": 2})
+    for i in range(2 + N):
+        s.sendto(u.pkt6(True, f"b002::{i + 1:x}", 1 << 19, lifetime=30000,
+                        src="fd00:80::1"), dst)
+    want["pit-full"] += N
+    with p as y:
+        got = wait_drops(y, fid, want)
+        y.do("limits-set", {"pit-user-max": quota})
+    u.tap(got == want, f"{2 + N} interests on a quota of 2: {N} pit-full "
+          f"(pit-full {got['pit-full']})")
+    s.close()
+    out = subprocess.run([HICNCTL, "-s", "-n", NS_P, "hicn", "face", "show",
+                          str(fid)], capture_output=True, text=True)
+    line = out.stdout.strip()
+    ok = out.returncode == 0 and all(
+        f" {r} {want[r]}" in line for r in ("truncated", "no-route",
+                                            "pit-full", "transport"))
+    u.tap(ok, f"hicnctl -s face show prints the reasons ({line}"
+          f"{out.stderr.strip()})")
+
+
+def fetch_bg(name, out):
+    """Fetch @name in C from a thread: the errno (or bytes), and when."""
+    u.enter(NS_C)
+    out["t0"] = time.monotonic()
+    got = u.fetch(name, lifetime=LIFETIME)
+    out["t1"] = time.monotonic()
+    out["got"] = got.errno if isinstance(got, OSError) else got
+
+
+def wait_pending(y, fid, n, secs=20.0):
+    end = time.monotonic() + secs
+    while True:
+        got = u.face_of(y, fid)["out-pending"]
+        if got == n or time.monotonic() > end:
+            return got
+        time.sleep(0.02)
+
+
+def wait_done(outs, secs):
+    end = time.monotonic() + secs
+    while time.monotonic() < end and not all("got" in o for o in outs):
+        time.sleep(0.02)
+    return [o.get("got") for o in outs]
+
+
+def test_fail(c):
+    with c as y:
+        la = y.do("listener-add", {"local": u.a4("10.80.1.1")})["id"]
+        lb = y.do("listener-add", {"local": u.a4("10.80.2.1")})["id"]
+        fa = y.do("face-add", {"listener-id": la, "remote": u.a4("10.80.1.2"),
+                               "remote-port": 9})["id"]
+        fb = y.do("face-add", {"listener-id": lb, "remote": u.a4("10.80.2.2"),
+                               "remote-port": 9})["id"]
+        y.do("route-add", {"prefix": u.a6("b003::"), "prefix-len": 16,
+                           "face-id": fa, "cost": 1})
+        for f, cost in ((fa, 1), (fb, 2)):
+            y.do("route-add", {"prefix": u.a6("b004::"), "prefix-len": 16,
+                               "face-id": f, "cost": cost})
+        y.do("strategy-set", {"prefix": u.a6("b004::"), "prefix-len": 16,
+                              "strategy": "load-balance"})
+    # X waits on A alone; then Y goes to B (A has more pending).
+    outs, threads = [], []
+    for name, face, n in (("b003::1", fa, 1), ("b004::1", fb, 1)):
+        o = {}
+        t = threading.Thread(target=fetch_bg, args=(name, o), daemon=True)
+        t.start()
+        outs.append(o)
+        threads.append(t)
+        with c as y:
+            wait_pending(y, face, n)
+    with c as y:
+        pa, pb = (u.face_of(y, f)["out-pending"] for f in (fa, fb))
+    u.tap((pa, pb) == (1, 1), f"X's interest waits on A, Y's on B "
+          f"(out-pending {pa}, {pb})")
+    t0 = time.monotonic()
+    u.sh(f"ip -n {NS_C} link set ca down")
+    x, y_ = wait_done(outs[:1], 4.0)[0], outs[1].get("got")
+    dt = time.monotonic() - t0
+    u.tap(x == ENETUNREACH and dt < 3.0,
+          f"our device of link a down: X's recv() fails with ENETUNREACH "
+          f"at once, not after its {LIFETIME} ms lifetime ({x}, "
+          f"{dt:.2f} s)")
+    with c as y:
+        pa, pb = (u.face_of(y, f)["out-pending"] for f in (fa, fb))
+    u.tap(y_ is None and pa == 0 and pb == 1,
+          f"Y, whose interest went to B, keeps waiting (got {y_}, "
+          f"out-pending A {pa}, B {pb})")
+    t0 = time.monotonic()
+    with c as y:
+        y.do("face-del", {"id": fb})
+    got = wait_done(outs[1:], 4.0)[0]
+    dt = time.monotonic() - t0
+    u.tap(got == ENETUNREACH and dt < 3.0,
+          f"face-del of B: Y's recv() fails with ENETUNREACH at once "
+          f"({got}, {dt:.2f} s)")
+    u.sh(f"ip -n {NS_C} link set ca up")
+    for t in threads:
+        t.join(LIFETIME / 1000 * 2)
+
+
+def main():
+    print("TAP version 13", flush=True)
+    setup()
+    c, p = u.Host(NS_C), u.Host(NS_P)
+    test_drops(c, p)
+    test_fail(c)
+    print(f"1..{u.ntest}", flush=True)
+    return 1 if u.failed else 0
+
+
+if __name__ == "__main__":
+    try:
+        rc = main()
+    finally:
+        cleanup()
+    sys.exit(rc)
