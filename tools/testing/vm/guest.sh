@@ -300,6 +300,9 @@ main() {
 	kmemleak_start
 
 	insmod "$HICN_KO"; result $? "insmod hicn.ko"
+	# psock.ko's sock_diag handler needs inet_diag (a module on Debian's
+	# kernels, built in on the debug kernel); modprobe would load it.
+	modprobe -q inet_diag 2>/dev/null
 	insmod "$PSOCK_KO"; result $? "insmod psock.ko"
 	BASE_REFS[hicn]=$(refs hicn)
 	BASE_REFS[psock]=$(refs psock)
