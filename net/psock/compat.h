@@ -27,6 +27,15 @@
  *                                    makes a kernel socket hold its network
  *                                    namespace.  Before, open-coded as
  *                                    MPTCP's subflows did on 6.1.
+ *   PSTRIPE_HAVE_DIAG_OWNER          6.9: struct inet_diag_handler names
+ *                                    its module, which inet_diag pins for
+ *                                    a dump.  Before, a dump holds
+ *                                    inet_diag's table mutex, which
+ *                                    inet_diag_unregister() takes.
+ *   PSTRIPE_HAVE_DIAG_BC_DATA        after 6.12 (7.2 has it):
+ *                                    inet_diag_bc_sk() takes the
+ *                                    dump's struct inet_diag_dump_data
+ *                                    (before: the bytecode attribute).
  *
  * The netlink family (netlink.c) needs no entry: its generated table is
  * struct genl_ops with a policy per op (6.1 has no split ops), it has no
@@ -36,6 +45,7 @@
 #ifndef _NET_PSOCK_COMPAT_H
 #define _NET_PSOCK_COMPAT_H
 
+#include <linux/inet_diag.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/sysctl.h>
@@ -95,5 +105,24 @@ static inline void sk_net_refcnt_upgrade(struct sock *sk)
 	sock_inuse_add(net, 1);
 }
 #endif
+
+static inline void pstripe_diag_set_owner(struct inet_diag_handler *h,
+					  struct module *owner)
+{
+#ifdef PSTRIPE_HAVE_DIAG_OWNER
+	h->owner = owner;
+#endif
+}
+
+/* The dump's bytecode (none: every socket) run on @sk. */
+static inline int pstripe_diag_bc_sk(const struct inet_diag_dump_data *data,
+				     struct sock *sk)
+{
+#ifdef PSTRIPE_HAVE_DIAG_BC_DATA
+	return inet_diag_bc_sk(data, sk);
+#else
+	return inet_diag_bc_sk(data->inet_diag_nla_bc, sk);
+#endif
+}
 
 #endif /* _NET_PSOCK_COMPAT_H */

@@ -116,6 +116,8 @@ static int __net_init pstripe_net_init(struct net *net)
 	pn->stale_timeout_ms = 5000;
 	pn->hello_timeout_ms = 1000;
 	pn->add_addr_accepted = PSOCK_ADDR_MAX;
+	spin_lock_init(&pn->socks_lock);
+	INIT_LIST_HEAD(&pn->socks);
 
 	/* Every namespace owns its copy, pointing at its own values. */
 	table = kmemdup(pstripe_sysctl_table, sizeof(pstripe_sysctl_table),
@@ -149,6 +151,8 @@ static void __net_exit pstripe_net_exit(struct net *net)
 	struct pstripe_pernet *pn = pstripe_get_pernet(net);
 	const struct ctl_table *table = pn->sysctl_hdr->ctl_table_arg;
 
+	/* Every socket holds its namespace: none is left at its exit. */
+	WARN_ON_ONCE(!list_empty(&pn->socks));
 	pstripe_proc_exit_net(net);
 	unregister_net_sysctl_table(pn->sysctl_hdr);
 	kfree(table);

@@ -56,7 +56,8 @@
  * (spin_lock_bh()) guards the graveyard's lists: close() takes it under
  * the PSOCK socket's lock, the graveyard work alone, a graveyard
  * subflow's events under its sk_callback_lock; nothing is taken under it.
- * Two more leaf spinlocks: the token table's (token.c) and a server
+ * Leaf spinlocks too: a namespace's list of sockets
+ * (&pstripe_pernet.socks_lock, diag.c), the token table's (token.c) and a server
  * connection's &pstripe_sock.rj_lock (its queue of subflows that
  * rejoined, pm.c), taken under a listener's or the connection's own
  * lock; a listener hands a rejoin to a connection through that queue and
@@ -89,7 +90,8 @@
  * listener.c (the listener), token.c (established connections by token,
  * for rejoins), sockopt.c (SOL_PSOCK options, PSOCK_INFO),
  * ctrl.c (per-netns sysctls net.psock.*), mib.c (/proc/net/psock
- * counters), wire.h (on-wire structures), protocol.h (internal
+ * counters), diag.c (sock_diag: every socket of a namespace for ss-like
+ * tools), wire.h (on-wire structures), protocol.h (internal
  * declarations), compat.h (kernel differences).
  */
 
@@ -1197,16 +1199,20 @@ static int pstripe_init_sock(struct sock *sk)
 
 	sock_prot_inuse_add(sock_net(sk), sk->sk_prot, 1);
 	ps->counted = true;
+	pstripe_diag_link(ps);
 	return 0;
 }
 
 /* Also called by sk_common_release() when ->init failed. */
 static void pstripe_destroy(struct sock *sk)
 {
+	if (pstripe_sk(sk)->counted) {
+		/* First: a dump finds no socket being torn down here. */
+		pstripe_diag_unlink(pstripe_sk(sk));
+		sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
+	}
 	pstripe_lstn_free(pstripe_sk(sk));
 	pstripe_memcg_put(pstripe_sk(sk));
-	if (pstripe_sk(sk)->counted)
-		sock_prot_inuse_add(sock_net(sk), sk->sk_prot, -1);
 }
 
 /*
@@ -1354,9 +1360,18 @@ static int __init pstripe_init(void)
 		goto err_inet6;
 	}
 
+	/* Last: a dump may find sockets as soon as it is registered. */
+	err = pstripe_diag_init();
+	if (err) {
+		pr_err("sock_diag registration failed: %d\n", err);
+		goto err_netlink;
+	}
+
 	pr_info("registered IPPROTO_PSOCK (%d)\n", IPPROTO_PSOCK);
 	return 0;
 
+err_netlink:
+	pstripe_netlink_exit();
 err_inet6:
 	pstripe6_exit();
 err_inet:
@@ -1371,6 +1386,7 @@ err_stream:
 
 static void __exit pstripe_exit(void)
 {
+	pstripe_diag_exit();
 	pstripe_netlink_exit();
 	pstripe6_exit();
 	inet_unregister_protosw(&pstripe_protosw);

@@ -54,6 +54,11 @@ struct pstripe_mib {
  * @mib: counters shown in /proc/net/psock (mib.c)
  * @bg_closes: closed sockets finishing in the background, at most
  *	PSTRIPE_BG_CLOSE_MAX
+ * @socks_lock: protects @socks (a leaf spinlock, taken with
+ *	spin_lock_bh() under any socket lock; diag.c)
+ * @socks: every PSOCK socket of the namespace, from ->init to ->destroy
+ *	(&pstripe_sock.all_node), in order of creation: what sock_diag
+ *	dumps
  */
 struct pstripe_pernet {
 	struct ctl_table_header	*sysctl_hdr;
@@ -66,6 +71,8 @@ struct pstripe_pernet {
 	int			add_addr_accepted;
 	struct pstripe_mib __percpu *mib;
 	atomic_t		bg_closes;
+	spinlock_t		socks_lock;	/* see @socks_lock above */
+	struct list_head	socks;
 };
 
 /* Closed sockets of one namespace finishing in the background, at most. */
@@ -462,6 +469,8 @@ struct pstripe_tcp_opts {
  * @rj_len: server: entries of @rj_q, at most PSOCK_STREAM_CNT_LIMIT
  * @rj_closed: server: torn down; nothing is queued on @rj_q any more
  * @tok_node: server: in the token table while established (token.c)
+ * @all_node: in its namespace's &pstripe_pernet.socks while ->init has
+ *	succeeded and ->destroy not run (protected by its @socks_lock)
  *
  * Everything else is protected by lock_sock(); poll() reads some fields
  * with READ_ONCE, and the entries of @sf under rcu_read_lock() (a dead
@@ -549,6 +558,7 @@ struct pstripe_sock {
 	int			rj_len;
 	bool			rj_closed;
 	struct hlist_node	tok_node;
+	struct list_head	all_node;
 };
 
 /**
@@ -855,6 +865,12 @@ void pstripe_pend_reap(struct pstripe_sock *lps, struct pstripe_subflow *sf,
 		       struct pstripe_reap *reap);
 void pstripe_lstn_ready(struct pstripe_subflow *sf);
 
+/* diag.c */
+void pstripe_diag_link(struct pstripe_sock *ps);
+void pstripe_diag_unlink(struct pstripe_sock *ps);
+int pstripe_diag_init(void);
+void pstripe_diag_exit(void);
+
 /* sockopt.c */
 int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 			     unsigned int optlen);
@@ -869,6 +885,9 @@ void pstripe_sync_opts(struct sock *sk);
 void pstripe_opts_snapshot(const struct sock *sk, struct pstripe_sf_opts *o);
 int pstripe_get_info(struct sock *sk, char __user *optval,
 		     int __user *optlen, int len);
+void pstripe_info_head(struct sock *sk, struct psock_info *info);
+void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
+		     struct psock_subflow_info *si);
 int pstripe_setsockopt_ip(struct sock *sk, int level, int optname,
 			  sockptr_t optval, unsigned int optlen);
 int pstripe_getsockopt_ip(struct sock *sk, int level, int optname,
@@ -877,6 +896,7 @@ void pstripe_sf_tcp_opts(struct pstripe_sock *ps, struct sock *ssk, int index);
 u32 pstripe_notsent(struct pstripe_sock *ps);
 bool pstripe_notsent_ok(struct pstripe_sock *ps, int wake);
 void pstripe_keepalive(struct sock *sk, int val);
+int pstripe_queue_len(struct pstripe_sock *ps, unsigned int cmd);
 int pstripe_ioctl_q(struct sock *sk, unsigned int cmd, int *answ);
 
 #endif /* _NET_PSOCK_PROTOCOL_H */

@@ -898,17 +898,16 @@ bool pstripe_notsent_ok(struct pstripe_sock *ps, int wake)
  * subflows' TCP holds unsent (pstripe_notsent()).  After a fallback to
  * plain TCP: the one subflow's TCP answers.
  */
-int pstripe_ioctl_q(struct sock *sk, unsigned int cmd, int *answ)
+/*
+ * SIOCINQ, SIOCOUTQ or SIOCOUTQNSD of a connection, under its lock (also
+ * sock_diag's Recv-Q and Send-Q, diag.c).
+ */
+int pstripe_queue_len(struct pstripe_sock *ps, unsigned int cmd)
 {
-	struct pstripe_sock *ps = pstripe_sk(sk);
 	const struct tcp_sock *tp;
 	s64 n = 0;
 
-	lock_sock(sk);
-	if (sk->sk_state == TCP_LISTEN) {
-		release_sock(sk);
-		return -EINVAL;
-	}
+	sock_owned_by_me(ps_sk(ps));
 	if (ps->fallback && ps->sf[0] && cmd != SIOCINQ) {
 		tp = tcp_sk(ps->sf[0]->sock->sk);
 		n = READ_ONCE(tp->write_seq) -
@@ -922,8 +921,18 @@ int pstripe_ioctl_q(struct sock *sk, unsigned int cmd, int *answ)
 	} else {
 		n = pstripe_notsent(ps);
 	}
+	return clamp_t(s64, n, 0, INT_MAX);
+}
+
+int pstripe_ioctl_q(struct sock *sk, unsigned int cmd, int *answ)
+{
+	lock_sock(sk);
+	if (sk->sk_state == TCP_LISTEN) {
+		release_sock(sk);
+		return -EINVAL;
+	}
+	*answ = pstripe_queue_len(pstripe_sk(sk), cmd);
 	release_sock(sk);
-	*answ = clamp_t(s64, n, 0, INT_MAX);
 	return 0;
 }
 
@@ -932,8 +941,8 @@ int pstripe_ioctl_q(struct sock *sk, unsigned int cmd, int *answ)
  * that went through TIME_WAIT is in TCP_CLOSE, where getpeername() fails,
  * but it still names its ends.
  */
-static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
-			    struct psock_subflow_info *si)
+void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
+		     struct psock_subflow_info *si)
 {
 	struct sock *ssk = sf->sock->sk;
 	struct inet_sock *inet = inet_sk(ssk);
@@ -979,6 +988,32 @@ static void pstripe_sf_info(struct sock *sk, struct pstripe_subflow *sf,
 	release_sock(ssk);
 }
 
+/*
+ * The header of PSOCK_INFO's answer (and of sock_diag's INET_DIAG_INFO,
+ * diag.c), @size_user aside: the live subflows, the negotiated settings.
+ */
+void pstripe_info_head(struct sock *sk, struct psock_info *info)
+{
+	struct pstripe_sock *ps = pstripe_sk(sk);
+	int i;
+
+	sock_owned_by_me(sk);
+	info->num = 0;
+	for (i = 0; sk->sk_state != TCP_LISTEN && i < ps->nsf; i++)
+		info->num += pstripe_sf_live(ps->sf[i]);
+	info->size_kernel = sizeof(struct psock_subflow_info);
+	info->flags = 0;
+	info->stream_cnt = 0;
+	info->driver = ps->driver;
+	if (sk->sk_state == TCP_ESTABLISHED) {
+		info->flags |= PSOCK_INFO_ESTABLISHED;
+		info->stream_cnt = ps->stream_cnt;
+		info->driver = ps->neg_driver;
+		if (ps->fallback)
+			info->flags |= PSOCK_INFO_FALLBACK;
+	}
+}
+
 int pstripe_get_info(struct sock *sk, char __user *optval,
 		     int __user *optlen, int len)
 {
@@ -996,21 +1031,8 @@ int pstripe_get_info(struct sock *sk, char __user *optval,
 
 	lock_sock(sk);
 	pstripe_sync_opts(sk);
-	info.num = 0;
-	for (i = 0; sk->sk_state != TCP_LISTEN && i < ps->nsf; i++)
-		info.num += pstripe_sf_live(ps->sf[i]);
-	info.size_kernel = sizeof(si);
+	pstripe_info_head(sk, &info);
 	info.size_user = copy;
-	info.flags = 0;
-	info.stream_cnt = 0;
-	info.driver = ps->driver;
-	if (sk->sk_state == TCP_ESTABLISHED) {
-		info.flags |= PSOCK_INFO_ESTABLISHED;
-		info.stream_cnt = ps->stream_cnt;
-		info.driver = ps->neg_driver;
-		if (ps->fallback)
-			info.flags |= PSOCK_INFO_FALLBACK;
-	}
 	for (i = 0; copy && info.num && i < ps->nsf; i++) {
 		int off = sizeof(info) + filled * info.size_user;
 

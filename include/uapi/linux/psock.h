@@ -186,6 +186,25 @@ struct psock_info {
 	__u32	flags;
 };
 
+/*
+ * sock_diag (what ss(8) shows of TCP): a SOCK_DIAG_BY_FAMILY request for
+ * AF_INET or AF_INET6 with sdiag_protocol IPPROTO_RAW and the attribute
+ * INET_DIAG_REQ_PROTOCOL (__u32) IPPROTO_PSOCK, as for IPPROTO_MPTCP,
+ * dumps the PSOCK sockets of that family in the caller's network
+ * namespace (its idiag_states and ports filter them, as TCP's): one
+ * struct inet_diag_msg each, with the state in TCP's
+ * numbering, the control subflow's addresses and ports, and the PSOCK
+ * socket's own uid, inode and cookie (a request with NLM_F_DUMP unset
+ * finds one socket by that cookie alone).  Asked for (idiag_ext bit
+ * INET_DIAG_INFO - 1), INET_DIAG_INFO holds a struct psock_info and its
+ * live subflows' struct psock_subflow_info, @size_user bytes apart: the
+ * layout of getsockopt(PSOCK_INFO) with @size_user = @size_kernel.  The
+ * entries are those that fit in the message (the attribute's length says
+ * how many); @num counts them all.  Without CAP_NET_ADMIN in the
+ * namespace's user namespace, @mark and @priority read 0, as inet_diag
+ * hides marks.  hicnctl psock show is such a reader.
+ */
+
 /**
  * struct psock_window - the answer to getsockopt(PSOCK_WINDOW): the
  *	connection's windows, in bytes of blocks (headers included)
