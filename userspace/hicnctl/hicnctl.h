@@ -76,6 +76,8 @@ void print_grammar(FILE *f, const char *const *grammar, const char *lead,
 		   bool defs);
 
 int do_psock(int argc, char **argv);
+/* hicnctl psock show: the sockets, through sock_diag (psock_diag.c). */
+int psock_show(int argc, char **argv);
 int do_hicn(int argc, char **argv);
 /* Whether @arg is (a prefix of) one of hicn's objects. */
 bool hicn_object(const char *arg);

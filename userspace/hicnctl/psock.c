@@ -7,6 +7,7 @@
  *   limits show|set                  default stream counts and driver
  *   stats                            the namespace's counters
  *   monitor                          subflow events, as they happen
+ *   show                             the sockets, as ss (psock_diag.c)
  */
 
 #include <arpa/inet.h>
@@ -31,6 +32,7 @@ const char *const psock_grammar[] = {
 	"hicnctl psock limits set [ rcmd N ] [ max M ] [ driver DRIVER ]",
 	"hicnctl psock stats",
 	"hicnctl psock monitor",
+	"hicnctl psock show [ inet | inet6 ] [ all | listening ] [ sport PORT ] [ dport PORT ] [ subflows ]",
 	NULL,
 	"FLAG := { signal | subflow }",
 	"DRIVER := { poll-all | round-robin }",
@@ -388,6 +390,9 @@ int do_psock(int argc, char **argv)
 		psock_usage();
 		return argc < 1 ? EXIT_USAGE : 0;
 	}
+	/* sock_diag, not the netlink family: inet_diag loads psock.ko. */
+	if (matches(*argv, "show"))
+		return psock_show(argc - 1, argv + 1);
 	need_family(PSOCK_FAMILY_NAME);
 	if (matches(*argv, "endpoint"))
 		return do_endpoint(argc - 1, argv + 1);
