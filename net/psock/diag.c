@@ -46,6 +46,7 @@
 
 #include <asm/ioctls.h>
 #include <linux/inet_diag.h>
+#include <linux/module.h>
 #include <linux/sock_diag.h>
 #include <linux/sockios.h>
 #include <net/netlink.h>
@@ -394,5 +395,6 @@ void pstripe_diag_exit(void)
 }
 
 /* inet_diag asks for "net-pf-16-proto-4-type-2-259", whatever the family. */
-MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_NETLINK, NETLINK_SOCK_DIAG,
-			       2-259 /* AF_INET - IPPROTO_PSOCK */);
+MODULE_ALIAS("net-pf-" __stringify(PF_NETLINK) "-proto-"
+	     __stringify(NETLINK_SOCK_DIAG) "-type-" __stringify(AF_INET) "-"
+	     __stringify(IPPROTO_PSOCK));
