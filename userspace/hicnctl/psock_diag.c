@@ -74,12 +74,10 @@ static void print_subflow(const struct psock_subflow_info *si)
 	print_nl();
 }
 
-/* INET_DIAG_INFO: struct psock_info and the entries that came with it. */
-static void print_info(const void *data, size_t len, bool subflows)
+/* INET_DIAG_INFO's header: struct psock_info. */
+static void print_info(const void *data, size_t len)
 {
-	struct psock_subflow_info si;
 	struct psock_info info;
-	size_t i, n, step;
 
 	if (len < sizeof(info))
 		return;
@@ -87,32 +85,53 @@ static void print_info(const void *data, size_t len, bool subflows)
 	print_uint("subflows", " subflows %llu", info.num);
 	print_uint("streams", " streams %llu", info.stream_cnt);
 	if (info.flags & PSOCK_INFO_FALLBACK)
-		print_flag("fallback");
-	step = info.size_user;
-	if (!subflows || !step)
+		print_string("mode", " %s", "fallback");
+}
+
+/* ... and the entries that came with it, a line each. */
+static void print_entries(const void *data, size_t len)
+{
+	struct psock_subflow_info si;
+	struct psock_info info;
+	size_t i, n;
+
+	if (len < sizeof(info))
 		return;
-	n = (len - sizeof(info)) / step;
-	print_nl();
+	memcpy(&info, data, sizeof(info));
+	if (!info.size_user)
+		return;
+	n = (len - sizeof(info)) / info.size_user;
 	print_open_array("subflow_list");
 	for (i = 0; i < n; i++) {
 		memset(&si, 0, sizeof(si));
-		memcpy(&si, (const char *)data + sizeof(info) + i * step,
-		       step < sizeof(si) ? step : sizeof(si));
+		memcpy(&si, (const char *)data + sizeof(info) + i * info.size_user,
+		       info.size_user < sizeof(si) ? info.size_user : sizeof(si));
 		print_subflow(&si);
 	}
 	print_close_array();
 }
 
-/* One socket's message. */
+/* One socket's message: a line, then its subflows' with @subflows. */
 static void print_sock(const struct nlmsghdr *nlh, bool subflows)
 {
 	const struct inet_diag_msg *r = NLMSG_DATA(nlh);
 	int len = nlh->nlmsg_len - NLMSG_LENGTH(sizeof(*r));
 	const struct nlattr *a = (const void *)(r + 1);
 	char l[INET6_ADDRSTRLEN + 8], p[INET6_ADDRSTRLEN + 8];
+	const void *info = NULL;
+	size_t info_len = 0;
 
 	if (len < 0)
 		return;
+	while (len >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
+	       a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_INFO) {
+			info = a + 1;
+			info_len = a->nla_len - sizeof(*a);
+		}
+		len -= NLA_ALIGN(a->nla_len);
+		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
 	addr_port(l, sizeof(l), r->idiag_family, r->id.idiag_src,
 		  ntohs(r->id.idiag_sport));
 	addr_port(p, sizeof(p), r->idiag_family, r->id.idiag_dst,
@@ -127,16 +146,12 @@ static void print_sock(const struct nlmsghdr *nlh, bool subflows)
 	print_uint("ino", " ino:%llu", r->idiag_inode);
 	print_uint("cookie", " sk:%llx", (__u64)r->id.idiag_cookie[1] << 32 |
 					  r->id.idiag_cookie[0]);
-	while (len >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
-	       a->nla_len <= len) {
-		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_INFO)
-			print_info(a + 1, a->nla_len - sizeof(*a), subflows);
-		len -= NLA_ALIGN(a->nla_len);
-		a = (const void *)((const char *)a + NLA_ALIGN(a->nla_len));
-	}
+	if (info)
+		print_info(info, info_len);
+	print_nl();
+	if (info && subflows)
+		print_entries(info, info_len);
 	print_close_object();
-	if (!json && !subflows)
-		putchar('\n');
 }
 
 /* A dump of one family's sockets; 0 or a negative errno. */
@@ -163,13 +178,13 @@ static int show_family(int fd, int family, const struct show_opts *o)
 		.proto_hdr.nla_type = INET_DIAG_REQ_PROTOCOL,
 		.proto = IPPROTO_PSOCK,
 	};
-	static char buf[65536] __attribute__((aligned(8)));
+	static __u64 buf[8192];
 
 	if (send(fd, &req, sizeof(req), 0) < 0)
 		return -errno;
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h = (void *)buf;
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 
 		if (n < 0)
 			return -errno;
