@@ -22,8 +22,8 @@
 #include "kselftest_harness.h"
 
 #define ST_ALL		0xfffU
-#define ST_ESTAB	(1U << 1)
-#define ST_LISTEN	(1U << 10)
+#define ST_ESTAB	0x2U	/* 1 << TCP_ESTABLISHED */
+#define ST_LISTEN	0x400U	/* 1 << TCP_LISTEN */
 #define MAX_REC		256
 
 struct rec {
@@ -99,7 +99,7 @@ static int diag(int family, uint32_t states, uint16_t sport,
 		.ahdr.nla_type = INET_DIAG_REQ_PROTOCOL,
 		.proto = IPPROTO_PSOCK,
 	};
-	static __thread char buf[65536] __attribute__((aligned(8)));
+	static __thread uint64_t buf[8192];
 	int fd, n = 0, err = 0;
 	bool done = false;
 
@@ -114,7 +114,7 @@ static int diag(int family, uint32_t states, uint16_t sport,
 	}
 	while (!done && !err) {
 		ssize_t len = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h = (void *)buf;
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
 
 		if (len <= 0) {
 			err = len < 0 ? -errno : -EPROTO;
@@ -285,7 +285,8 @@ TEST(dump)
 	EXPECT_EQ(4, one.nsf);
 	cl->cookie[0] ^= 0x5a5a;
 	EXPECT_EQ(-ENOENT, diag(AF_INET, ST_ALL, 0, cl->cookie, &one, 1));
-	cl->cookie[0] = cl->cookie[1] = INET_DIAG_NOCOOKIE;
+	cl->cookie[0] = INET_DIAG_NOCOOKIE;
+	cl->cookie[1] = INET_DIAG_NOCOOKIE;
 	EXPECT_EQ(-EINVAL, diag(AF_INET, ST_ALL, 0, cl->cookie, &one, 1));
 
 	/* Closed: gone once finished (their blocks were all acknowledged). */
@@ -358,7 +359,7 @@ TEST(unprivileged)
 
 /* ---- close while dumping ---- */
 
-static volatile int stop;
+static int stop;	/* __atomic: set by the main thread */
 static int churn_port;
 
 static void *dumper(void *arg)
@@ -367,7 +368,7 @@ static void *dumper(void *arg)
 	long bad = 0;
 
 	(void)arg;
-	while (r && !stop) {
+	while (r && !__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		int n = diag(AF_INET, ST_ALL, 0, NULL, r, 16);
 
 		if (n < 0)
@@ -386,7 +387,7 @@ static void *churner(void *arg)
 	long bad = 0;
 
 	(void)arg;
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		int fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
 
 		if (fd < 0 || psock_opts(fd, 2, 2, -1) ||
@@ -402,7 +403,7 @@ static void *acceptor(void *arg)
 {
 	int lfd = *(int *)arg;
 
-	while (!stop) {
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		int c = accept(lfd, NULL, NULL);
 
 		if (c >= 0)
@@ -428,7 +429,7 @@ TEST(close_while_dumping)
 		ASSERT_EQ(0, pthread_create(&ch[i], NULL, churner, NULL));
 	}
 	sleep(secs);
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 2; i++) {
 		pthread_join(d[i], &ret);
 		EXPECT_EQ(0, (long)ret);

@@ -5,7 +5,8 @@
 # every command, in the style of MPTCP's pm_netlink.sh) and through the
 # kernel's own YNL client (tools/net/ynl/cli.py) driven by our spec, so
 # that Documentation/netlink/specs/psock.yaml is proven to match the
-# kernel.
+# kernel.  Also hicnctl psock show, which reads the sockets through
+# sock_diag rather than the family.
 #
 #   ns1: veth1 --- veth2 :ns2     both hold their own endpoints, limits
 #                                 and counters
@@ -278,6 +279,70 @@ check "nobody: limits show works" 0 "rcmd 4 max 12 driver round-robin" \
 	nobody "$HICNCTL" psock limits show
 nobody "$HICNCTL" psock stats >/dev/null
 tap_result $? "nobody: stats works"
+
+# ---- show: the sockets through sock_diag ----
+
+# A listener on 127.0.0.1:5099 and a 2-subflow connection to it, held
+# open until $show/stop exists.
+show=$(mktemp -d)
+ip netns exec "$ns1" python3 - "$show" <<'EOF2' &
+import os, socket, sys, time
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", 5099))
+ls.listen()
+c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
+c.setsockopt(301, 1, 2)		# PSOCK_RCMD_STREAM_CNT
+c.setsockopt(301, 2, 2)		# PSOCK_MAX_STREAM_CNT
+c.connect(ls.getsockname())
+a, _ = ls.accept()
+c.sendall(b"x" * 1000)
+got = 0
+while got < 1000:
+    got += len(a.recv(65536))
+open(sys.argv[1] + "/up", "w").close()
+for i in range(600):
+    if os.path.exists(sys.argv[1] + "/stop"):
+        break
+    time.sleep(0.1)
+EOF2
+show_pid=$!
+# Both ends up with both subflows: 2 subflow lines each, within 30 s.
+for i in $(seq 300); do
+	[ -e "$show/up" ] &&
+		[ "$(ctl1 show subflows | grep -c 'subflow [01] ESTAB')" = 4 ] && break
+	sleep 0.1
+done
+show_cols() { "$HICNCTL" -n "$ns1" psock show "$@" | awk 'NR > 1 { print $1, $4, $5 }'; }
+check "show listening: the listener" 0 "LISTEN 127.0.0.1:5099 0.0.0.0:0" show_cols listening
+check "show sport 5099: the server's end, established" 0 "ESTAB 127.0.0.1:5099 127.0.0.1:$(ctl1 show dport 5099 | awk 'NR == 2 { sub(/.*:/, "", $4); print $4 }')" \
+	show_cols sport 5099
+check "show inet6: no IPv6 socket" 0 "" show_cols inet6
+check "show all: three sockets" 0 3 \
+	eval "ctl1 show all | grep -c -E '^(LISTEN|ESTAB) '"
+check "show subflows: 2 subflows and 2 streams on each end" 0 \
+"subflows 2 streams 2
+subflows 2 streams 2" eval "ctl1 show | grep -o 'subflows 2 streams 2'"
+check "show subflows: each subflow, established, to or from port 5099" 0 4 \
+	eval "ctl1 show subflows | grep -c -E 'subflow [01] ESTAB .*127.0.0.1:5099'"
+"$HICNCTL" -j -n "$ns1" psock show all subflows | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+assert len(s) == 3, s
+assert sorted(len(x.get("subflow_list", [])) for x in s) == [0, 2, 2], s'
+tap_result $? "show -j: three sockets, the connection's with 2 subflows each"
+check "nobody: show all sees the same three" 0 3 \
+	eval "nobody $HICNCTL psock show all | grep -c -E '^(LISTEN|ESTAB) '"
+check "show in $ns2: nothing, only the header" 0 1 \
+	eval "$HICNCTL -n $ns2 psock show all | wc -l"
+touch "$show/stop"
+wait "$show_pid"
+for i in $(seq 100); do
+	[ "$(ctl1 show all | wc -l)" = 1 ] && break
+	sleep 0.1
+done
+check "show all: closed sockets are gone" 0 1 eval "ctl1 show all | wc -l"
+rm -rf "$show"
 check "nobody: endpoint add is EPERM" 2 "Error: Operation not permitted." \
 	nobody "$HICNCTL" psock endpoint add 10.0.3.2
 check "nobody: endpoint delete is EPERM" 2 "Error: Operation not permitted." \
