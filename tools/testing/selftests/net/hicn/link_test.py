@@ -40,18 +40,7 @@ NSEG = (OBJ + 1399) // 1400
 
 
 def setup():
-    u.sh(f"ip netns add {NS_C} && ip netns add {NS_P}")
-    for ns in (NS_C, NS_P):
-        u.sh(f"ip -n {ns} link set lo up")
-    for ln, net in (("a", 1), ("b", 2)):
-        u.sh(f"ip link add c{ln} netns {NS_C} type veth peer name p{ln} "
-             f"netns {NS_P}")
-        for ns, side, n in ((NS_C, "c", 1), (NS_P, "p", 2)):
-            u.sh(f"ip -n {ns} addr add 10.79.{net}.{n}/24 dev {side}{ln} && "
-                 f"ip -n {ns} link set {side}{ln} up")
-    for ns, dev, n in ((NS_C, "ca", 1), (NS_P, "pa", 2)):
-        u.sh(f"ip -n {ns} addr add fd00:79::{n}/64 dev {dev} nodad")
-
+    u.two_links(NS_C, NS_P, 79)
 
 def cleanup():
     subprocess.run(f"ip netns del {NS_C}; ip netns del {NS_P}", shell=True,

@@ -70,6 +70,23 @@ def sh(cmd):
     subprocess.run(cmd, shell=True, check=True)
 
 
+def two_links(ns_c, ns_p, net):
+    """Namespaces @ns_c and @ns_p joined by veth links a and b:
+    10.@net.1.x and 10.@net.2.x (x: 1 in @ns_c, 2 in @ns_p), and
+    fd00:@net::x on link a."""
+    sh(f"ip netns add {ns_c} && ip netns add {ns_p}")
+    for ns in (ns_c, ns_p):
+        sh(f"ip -n {ns} link set lo up")
+    for ln, sub in (("a", 1), ("b", 2)):
+        sh(f"ip link add c{ln} netns {ns_c} type veth peer name p{ln} "
+           f"netns {ns_p}")
+        for ns, side, n in ((ns_c, "c", 1), (ns_p, "p", 2)):
+            sh(f"ip -n {ns} addr add 10.{net}.{sub}.{n}/24 dev {side}{ln} && "
+               f"ip -n {ns} link set {side}{ln} up")
+    for ns, dev, n in ((ns_c, "ca", 1), (ns_p, "pa", 2)):
+        sh(f"ip -n {ns} addr add fd00:{net}::{n}/64 dev {dev} nodad")
+
+
 def enter(ns):
     fd = os.open(f"/run/netns/{ns}", os.O_RDONLY)
     try:
