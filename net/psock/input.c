@@ -597,6 +597,32 @@ static int pstripe_rcv_find(struct pstripe_sock *ps)
 	return pstripe_rcv_missing(ps, &look, nomem);
 }
 
+/*
+ * Is there application data to read, or an end or error to report?
+ * pstripe_rcv_ready() says only that a subflow holds bytes: they may be
+ * nothing but the peer's acks.  Under the socket lock this looks as a
+ * read would (taking the acks on the way), so that poll() does not report
+ * EPOLLIN for a read that would block.
+ */
+bool pstripe_rcv_data(struct pstripe_sock *ps)
+{
+	int r;
+
+	sock_owned_by_me(ps_sk(ps));
+	if (ps->rcv_eof)
+		return true;
+	if (ps->rcv_cur < 0) {
+		r = pstripe_rcv_find(ps);
+		if (r)
+			return r != -EAGAIN;
+		if (ps->rcv_eof)
+			return true;
+	}
+	if (ps->rcv_cur == PSTRIPE_CUR_OOO)
+		return true;
+	return pstripe_sf_readable_data(ps->sf[ps->rcv_cur]);
+}
+
 /* A connection that fell back to plain TCP reads its one subflow. */
 static int pstripe_recv_plain(struct pstripe_sock *ps, struct msghdr *msg,
 			      int flags)

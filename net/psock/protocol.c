@@ -576,6 +576,24 @@ static __poll_t pstripe_poll_mask(struct sock *sk)
 	return mask;
 }
 
+/*
+ * EPOLLIN from the lockless look, on a striped connection: is it data, or
+ * only the peer's acks at the heads of the subflows?  (Reading them here
+ * does what the read would have done.)
+ */
+static bool pstripe_poll_confirm_in(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+	bool data = true;
+
+	lock_sock(sk);
+	if (sk->sk_state == TCP_ESTABLISHED && !ps->fallback &&
+	    !sk->sk_err && !(sk->sk_shutdown & RCV_SHUTDOWN))
+		data = pstripe_rcv_data(ps);
+	release_sock(sk);
+	return data;
+}
+
 static __poll_t pstripe_poll(struct file *file, struct socket *sock,
 			     poll_table *wait)
 {
@@ -585,6 +603,9 @@ static __poll_t pstripe_poll(struct file *file, struct socket *sock,
 	rcu_read_lock();
 	mask = pstripe_poll_mask(sock->sk);
 	rcu_read_unlock();
+	if ((mask & EPOLLIN) && !(mask & (EPOLLRDHUP | EPOLLERR)) &&
+	    !pstripe_poll_confirm_in(pstripe_sk(sock->sk)))
+		mask &= ~(EPOLLIN | EPOLLRDNORM);
 	return mask;
 }
 

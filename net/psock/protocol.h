@@ -798,6 +798,7 @@ void pstripe_sf_drop_pull(struct pstripe_sock *ps,
 			  struct pstripe_subflow *sf);
 bool pstripe_rcv_lowat_met(struct pstripe_sock *ps);
 bool pstripe_rcv_ready(struct pstripe_sock *ps);
+bool pstripe_rcv_data(struct pstripe_sock *ps);
 bool pstripe_peer_fin(struct pstripe_sock *ps);
 int pstripe_sf_clear(struct pstripe_sock *ps, int i);
 int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,

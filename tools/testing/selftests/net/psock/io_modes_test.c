@@ -8,6 +8,7 @@
  * netns, and checks every byte on the other side.
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
@@ -280,6 +281,39 @@ TEST_F_TIMEOUT(io, write_read_dontwait, 120)
 	EXPECT_EQ(0, memcmp(self->tx, self->rx, 2 * n));
 	EXPECT_EQ(-1, recv(self->fd, &b, 1, MSG_DONTWAIT));
 	EXPECT_EQ(EAGAIN, errno);
+}
+
+/*
+ * poll() reports POLLIN for data (or an end, or an error), never for the
+ * peer's acks alone: a writer whose peer reads every block gets the
+ * peer's acks on its subflows, and a poll() or select() that woke for
+ * them would send a blocking read to sleep for good (iperf3's server).
+ */
+TEST_F_TIMEOUT(io, poll_in_only_for_data, 120)
+{
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	const size_t n = 1000;
+	uint8_t b;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		ASSERT_EQ((ssize_t)n, write(self->fd, self->tx + i * n, n));
+		ASSERT_EQ(0, read_full(self->c, self->rx + i * n, n));
+		usleep(200 * 1000);	/* the acks reach the writer */
+		pfd.revents = 0;
+		EXPECT_EQ(0, poll(&pfd, 1, 0)) {
+			TH_LOG("round %d: revents 0x%x", i, pfd.revents);
+		}
+		EXPECT_EQ(-1, recv(self->fd, &b, 1, MSG_DONTWAIT));
+		EXPECT_EQ(EAGAIN, errno);
+	}
+	EXPECT_EQ(0, memcmp(self->tx, self->rx, 10 * n));
+	/* Data makes it readable again. */
+	ASSERT_EQ(1, write(self->c, "x", 1));
+	EXPECT_EQ(1, poll(&pfd, 1, 5000));
+	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
+	EXPECT_EQ(1, recv(self->fd, &b, 1, 0));
+	EXPECT_EQ('x', b);
 }
 
 TEST_HARNESS_MAIN

@@ -285,14 +285,25 @@ sed 's/^/# /' "$TMP/iperf.cli"
 rc=$?
 [ $rc -eq 0 ] || sed 's/^/# server: /' "$TMP/iperf.srv"
 tap_result $rc "iperf3 -t 3, client and server psockized: both exit 0 (client $rc, server $src)"
-# What the server received is not checked: PSOCK's poll() reports a
-# connection readable while its subflows hold only PSOCK's own bytes
-# (acknowledgements: pstripe_rcv_ready() counts any unread subflow
-# byte), and iperf3's server then blocks in read() on its blocking
-# control connection (pselect6() "in [4]", read(4, ..., 1) returning 3 s
-# later, when the client sends TEST_END): it never reads the stream,
-# whose window fills after the first MiB.
-echo "# iperf3 server: $(grep -m1 'receiver' "$TMP/iperf.srv")"
+# What the server received: iperf3's server polls its control connection
+# and the stream together and reads its control connection blocking; a
+# poll() that said "readable" for PSOCK's own acks would block it there
+# until the client's TEST_END, the stream's window full after its first
+# MiB.
+line=$(grep -m1 'receiver' "$TMP/iperf.srv")
+echo "# iperf3 server: $line"
+got=$(echo "$line" | awk '{
+	for (i = 1; i < NF; i++) {
+		u = $(i + 1); m = 0
+		if (u == "GBytes") m = 1073741824
+		if (u == "MBytes") m = 1048576
+		if (u == "KBytes") m = 1024
+		if (u == "Bytes") m = 1
+		if (m) { printf "%d\n", $i * m; exit }
+	}
+}')
+[ "${got:-0}" -ge $((4 << 20)) ]
+tap_result $? "iperf3: the server received ${got:-0} bytes in 3 s (want >= 4 MiB)"
 # iperf3 makes two connections: its control connection and one stream.
 check_proven "iperf3" 2 65536
 n=$(cat "$TMP/path2.ss")
