@@ -254,6 +254,26 @@ static int pstripe_sf_drop(struct pstripe_sock *ps, int i, u32 n)
 	return 0;
 }
 
+/*
+ * Drop the rest of the block at the head of subflow @i, a copy of one
+ * delivered or kept already (DupsDropped): 0 when done, -EAGAIN, <0 an
+ * error, or it was killed.
+ */
+static int pstripe_sf_drop_dup(struct pstripe_sock *ps, int i)
+{
+	struct pstripe_subflow *sf = ps->sf[i];
+	int r;
+
+	r = pstripe_sf_drop(ps, i, sf->blk_rem);
+	if (r || !pstripe_sf_live(sf))
+		return r;
+	WRITE_ONCE(sf->hdr_valid, false);
+	/* As BlocksReceived: data blocks, not the end of the stream. */
+	if (!sf->blk_fin)
+		pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_DUPS_DROPPED);
+	return 0;
+}
+
 static bool pstripe_ooo_has(struct pstripe_sock *ps, u32 seq)
 {
 	struct pstripe_blk *blk;
@@ -299,12 +319,11 @@ int pstripe_sf_clear(struct pstripe_sock *ps, int i)
 		if (!sf->dup && (s32)(sf->blk_seq - ps->rcv_seq) >= 0 &&
 		    !pstripe_ooo_has(ps, sf->blk_seq))
 			return 0;
-		r = pstripe_sf_drop(ps, i, sf->blk_rem);
+		r = pstripe_sf_drop_dup(ps, i);
 		if (r == -EAGAIN)
 			return 0;
 		if (r || !pstripe_sf_live(sf))
 			return r;
-		WRITE_ONCE(sf->hdr_valid, false);
 	}
 }
 
@@ -322,6 +341,9 @@ static void pstripe_ooo_add(struct pstripe_sock *ps, struct pstripe_blk *blk)
 	if ((s32)(blk->seq - ps->rcv_seq) < 0 ||
 	    (blk->seq == ps->rcv_seq && ps->rcv_cur >= 0) ||
 	    pstripe_ooo_has(ps, blk->seq)) {
+		if (!blk->fin)
+			pstripe_mib_inc(sock_net(ps_sk(ps)),
+					PSTRIPE_MIB_DUPS_DROPPED);
 		pstripe_rblk_free(ps, blk);
 		return;
 	}
@@ -453,13 +475,11 @@ static int pstripe_rcv_drop_copy(struct pstripe_sock *ps, int i,
 	    (!sf->dup && (s32)(sf->blk_seq - ps->rcv_seq) >= 0 &&
 	     !pstripe_ooo_has(ps, sf->blk_seq)))
 		return 0;
-	r = pstripe_sf_drop(ps, i, sf->blk_rem);
+	r = pstripe_sf_drop_dup(ps, i);
 	if (r && r != -EAGAIN)
 		return r;
-	if (!r && pstripe_sf_live(sf)) {
-		WRITE_ONCE(sf->hdr_valid, false);
+	if (!r && pstripe_sf_live(sf))
 		look->progress = true;
-	}
 	look->open++;
 	return 1;
 }

@@ -451,6 +451,7 @@ static void pstripe_pending_join(struct pstripe_sock *lps,
 	}
 	return;
 refuse:
+	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_JOINS_REFUSED);
 	pstripe_pend_refuse(lps, sf, reap);
 }
 
@@ -484,6 +485,7 @@ static void pstripe_pending_rejoin(struct pstripe_sock *lps,
 	pstripe_sf_detach(sf);
 	sock_put(ps_sk(ps));
 refuse:
+	pstripe_mib_inc(sock_net(lsk), PSTRIPE_MIB_JOINS_REFUSED);
 	pstripe_pend_refuse(lps, sf, reap);
 }
 

@@ -32,6 +32,13 @@ static const char *const pstripe_mib_names[PSTRIPE_MIB_MAX] = {
 	[PSTRIPE_MIB_CLOSE_TIMEOUTS]	= "CloseTimeouts",
 	[PSTRIPE_MIB_LISTEN_OVERFLOWS]	= "ListenOverflows",
 	[PSTRIPE_MIB_JOINS_MISSING]	= "JoinsMissing",
+	[PSTRIPE_MIB_RESENDS]		= "Resends",
+	[PSTRIPE_MIB_SUBFLOWS_LOST_TIMEOUT] = "SubflowsLostTimeout",
+	[PSTRIPE_MIB_SUBFLOWS_LOST_ERROR] = "SubflowsLostError",
+	[PSTRIPE_MIB_SUBFLOWS_REOPENED]	= "SubflowsReopened",
+	[PSTRIPE_MIB_DUPS_DROPPED]	= "DupsDropped",
+	[PSTRIPE_MIB_JOINS_REFUSED]	= "JoinsRefused",
+	[PSTRIPE_MIB_ABORTS]		= "Aborts",
 };
 
 /* @net's counters, summed over the CPUs (also for netlink.c). */

@@ -50,7 +50,7 @@ const struct nla_policy psock_limits_set_nl_policy[PSOCK_A_LIMITS_DRIVER + 1] = 
 };
 
 /* PSOCK_CMD_COUNTERS_GET - do */
-const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_JOINS_MISSING + 1] = {
+const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_ABORTS + 1] = {
 	[PSOCK_A_COUNTERS_ACTIVE_OPENS] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_PASSIVE_OPENS] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_FALLBACKS] = { .type = NLA_U64, },
@@ -63,6 +63,13 @@ const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_JOINS_MISS
 	[PSOCK_A_COUNTERS_CLOSE_TIMEOUTS] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_LISTEN_OVERFLOWS] = { .type = NLA_U64, },
 	[PSOCK_A_COUNTERS_JOINS_MISSING] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_RESENDS] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_SUBFLOWS_LOST_TIMEOUT] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_SUBFLOWS_LOST_ERROR] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_SUBFLOWS_REOPENED] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_DUPS_DROPPED] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_JOINS_REFUSED] = { .type = NLA_U64, },
+	[PSOCK_A_COUNTERS_ABORTS] = { .type = NLA_U64, },
 };
 
 /* Ops table for psock */
@@ -112,6 +119,6 @@ const struct genl_ops psock_nl_ops[7] = {
 		.cmd		= PSOCK_CMD_COUNTERS_GET,
 		.doit		= psock_nl_counters_get_doit,
 		.policy		= psock_counters_get_nl_policy,
-		.maxattr	= PSOCK_A_COUNTERS_JOINS_MISSING,
+		.maxattr	= PSOCK_A_COUNTERS_ABORTS,
 	},
 };

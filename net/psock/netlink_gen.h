@@ -23,7 +23,7 @@ extern const struct nla_policy psock_limits_get_nl_policy[PSOCK_A_LIMITS_DRIVER 
 
 extern const struct nla_policy psock_limits_set_nl_policy[PSOCK_A_LIMITS_DRIVER + 1];
 
-extern const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_JOINS_MISSING + 1];
+extern const struct nla_policy psock_counters_get_nl_policy[PSOCK_A_COUNTERS_ABORTS + 1];
 
 /* Ops table for psock */
 extern const struct genl_ops psock_nl_ops[7];

@@ -107,8 +107,13 @@ static void pstripe_sf_give(struct pstripe_sock *ps, int i,
 {
 	struct pstripe_subflow *sf = ps->sf[i];
 
-	if (blk->sf < 0)
+	if (blk->sf < 0) {
 		WRITE_ONCE(ps->orphans, ps->orphans - 1);
+		if (blk->sent)
+			pstripe_mib_inc(sock_net(ps_sk(ps)),
+					PSTRIPE_MIB_RESENDS);
+	}
+	blk->sent = true;
 	blk->sf = i;
 	if (blk->copy == i)
 		blk->copy = -1;

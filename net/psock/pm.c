@@ -405,7 +405,7 @@ static void pstripe_sf_retire(struct pstripe_sock *ps, int i)
 	if (!pstripe_sf_live(ps->sf[i]))
 		return;
 	ps->nlive++;	/* its replacement is here: never the last */
-	pstripe_sf_kill(ps, i, -ECONNRESET);
+	pstripe_sf_reset(ps, i, -ECONNRESET);
 	ps->nlive--;
 }
 
@@ -413,6 +413,7 @@ static void pstripe_rejoin_refuse(struct pstripe_sock *ps,
 				  struct pstripe_subflow *sf)
 {
 	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_HANDSHAKE_FAILS);
+	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_JOINS_REFUSED);
 	sock_no_linger(sf->sock->sk);
 	pstripe_sf_free(sf);
 }

@@ -944,13 +944,15 @@ static void pstripe_close_subflows(struct pstripe_sock *ps)
 		pstripe_last_acks(ps);
 		pstripe_flush_final(ps);
 	}
+	if (ps->close_rst && ps->nlive)
+		pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_ABORTS);
 	for (i = 0; i < ps->nsf; i++) {
 		struct pstripe_subflow *sf = ps->sf[i];
 
 		if (!pstripe_sf_live(sf))
 			continue;
 		if (ps->close_rst || (striped && sf->busy)) {
-			pstripe_sf_kill(ps, i, -ECONNRESET);
+			pstripe_sf_reset(ps, i, -ECONNRESET);
 		} else if (striped) {
 			pstripe_nl_sf_closed(sf, 0);
 			pstripe_sf_drop_pull(ps, sf);

@@ -33,6 +33,13 @@ enum {
 	PSTRIPE_MIB_CLOSE_TIMEOUTS,	/* close() gave up waiting for acks */
 	PSTRIPE_MIB_LISTEN_OVERFLOWS,	/* handshakes reset to make room */
 	PSTRIPE_MIB_JOINS_MISSING,	/* data subflows set up without */
+	PSTRIPE_MIB_RESENDS,		/* blocks of dead subflows sent again */
+	PSTRIPE_MIB_SUBFLOWS_LOST_TIMEOUT, /* no progress: ours or TCP's */
+	PSTRIPE_MIB_SUBFLOWS_LOST_ERROR, /* reset, or another TCP error */
+	PSTRIPE_MIB_SUBFLOWS_REOPENED,	/* dead subflows a rejoin replaced */
+	PSTRIPE_MIB_DUPS_DROPPED,	/* copies of blocks we had already */
+	PSTRIPE_MIB_JOINS_REFUSED,	/* joins and rejoins a server refused */
+	PSTRIPE_MIB_ABORTS,		/* connections we reset */
 	PSTRIPE_MIB_MAX
 };
 
@@ -145,6 +152,8 @@ struct pstripe_addr {
  * @copy: rtx: the subflow a second copy was written to (pstripe_tail()),
  *	-1 when none
  * @fin: ooo: the end-of-stream block
+ * @sent: rtx: given to a subflow once: when it waits for one again (its
+ *	subflow died), its next is a resend (Resends)
  * @sf_end: rtx: @sf's TCP write_seq once the block is written to it
  * @data: see @size; an allocation of its own (mem.c)
  */
@@ -155,6 +164,7 @@ struct pstripe_blk {
 	s8			sf;
 	s8			copy;
 	bool			fin;
+	bool			sent;
 	u32			sf_end;
 	u32			alloc;	/* bytes at @data (mem.c) */
 	u8			*data;
@@ -736,6 +746,7 @@ bool pstripe_sf_readable(const struct pstripe_subflow *sf);
 bool pstripe_sf_readable_data(const struct pstripe_subflow *sf);
 bool pstripe_sf_live(const struct pstripe_subflow *sf);
 void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err);
+void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err);
 void pstripe_abort(struct pstripe_sock *ps, int err);
 void pstripe_release_subflows(struct pstripe_sock *ps);
 void pstripe_sf_replace(struct pstripe_sock *ps, int i,

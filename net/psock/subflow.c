@@ -345,13 +345,12 @@ bool pstripe_sf_live(const struct pstripe_subflow *sf)
 }
 
 /*
- * Subflow @i failed (reset, error, or no progress for stale_timeout_ms):
- * reset it and stop using it.  Blocks written to it and not acknowledged
- * wait for another subflow; the block being read from it is read again
- * from the copy the peer resends.  Its socket is released by close(), so
- * that lockless readers (poll) never see it freed.
+ * Reset live subflow @i and stop using it.  Blocks written to it and not
+ * acknowledged wait for another subflow; the block being read from it is
+ * read again from the copy the peer resends.  Its socket is released by
+ * close(), so that lockless readers (poll) never see it freed.
  */
-void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
+void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err)
 {
 	struct pstripe_subflow *sf = ps->sf[i];
 	struct sock *sk = ps_sk(ps), *ssk;
@@ -403,13 +402,35 @@ void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
 	pstripe_wake(sk);
 }
 
-/* A protocol error: reset every subflow; the socket reports @err. */
+/*
+ * Subflow @i failed: @err is its TCP socket's error (a reset, an ICMP
+ * error, TCP's own timeout), or -ETIMEDOUT for no progress in
+ * stale_timeout_ms.  Counted as lost (SubflowsLost*), then reset.
+ * Subflows we reset for our own reasons (a protocol error, close(), a
+ * rejoin in their place) go through pstripe_sf_reset() and are not lost.
+ */
+void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
+{
+	if (!pstripe_sf_live(ps->sf[i]))
+		return;
+	pstripe_mib_inc(sock_net(ps_sk(ps)), err == -ETIMEDOUT ?
+			PSTRIPE_MIB_SUBFLOWS_LOST_TIMEOUT :
+			PSTRIPE_MIB_SUBFLOWS_LOST_ERROR);
+	pstripe_sf_reset(ps, i, err);
+}
+
+/*
+ * A protocol error: reset every subflow; the socket reports @err.  A
+ * connection still alive counts in Aborts, once.
+ */
 void pstripe_abort(struct pstripe_sock *ps, int err)
 {
 	int i;
 
+	if (ps->nlive)
+		pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_ABORTS);
 	for (i = 0; i < ps->nsf; i++)
-		pstripe_sf_kill(ps, i, err);
+		pstripe_sf_reset(ps, i, err);
 	WRITE_ONCE(ps_sk(ps)->sk_err, -err);
 }
 
@@ -453,6 +474,7 @@ void pstripe_sf_replace(struct pstripe_sock *ps, int i,
 	pstripe_sf_note_ports(sf);
 	WRITE_ONCE(ps->sf[i], sf);
 	ps->nlive++;
+	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_SUBFLOWS_REOPENED);
 	pstripe_nl_sf_established(sf);
 	synchronize_rcu();
 	pstripe_sf_free(old);

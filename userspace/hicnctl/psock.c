@@ -317,6 +317,8 @@ static const char *const counter_names[] = {
 	"ActiveOpens", "PassiveOpens", "Fallbacks", "HandshakeFails",
 	"SubflowsOpened", "SubflowsJoined", "BlocksSent", "BlocksReceived",
 	"BlocksCopied", "CloseTimeouts", "ListenOverflows", "JoinsMissing",
+	"Resends", "SubflowsLostTimeout", "SubflowsLostError",
+	"SubflowsReopened", "DupsDropped", "JoinsRefused", "Aborts",
 };
 
 static int do_stats(int argc, char **argv)
@@ -333,7 +335,7 @@ static int do_stats(int argc, char **argv)
 		return EXIT_KERNEL;
 	print_open_object(NULL);
 	for (i = 0; i < n && i < (int)ARRAY_SIZE(counter_names); i++) {
-		snprintf(fmt, sizeof(fmt), "%-16s %%llu\n", counter_names[i]);
+		snprintf(fmt, sizeof(fmt), "%-20s %%llu\n", counter_names[i]);
 		print_uint(counter_names[i], fmt, val[i]);
 	}
 	print_close_object();

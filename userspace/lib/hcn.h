@@ -864,9 +864,12 @@ struct hcn_psock_counters {
 	__u64	handshake_fails, subflows_opened, subflows_joined;
 	__u64	blocks_sent, blocks_received, blocks_copied;
 	__u64	close_timeouts, listen_overflows, joins_missing;
+	/* Since 7 counters more (a kernel without them leaves them 0). */
+	__u64	resends, subflows_lost_timeout, subflows_lost_error;
+	__u64	subflows_reopened, dups_dropped, joins_refused, aborts;
 };
 
-#define HCN_PSOCK_COUNTERS_NUM	12
+#define HCN_PSOCK_COUNTERS_NUM	19
 
 /**
  * hcn_psock_counters_get() - the namespace's PSOCK counters

@@ -5,7 +5,10 @@
  * pool, "PsockMem:", in the same layout).  In a fresh netns they all
  * start at 0; a 4-subflow connection, a fallback against a plain TCP
  * server and a client hello with the wrong token move exactly the
- * counters they should; another netns still reads 0.
+ * counters they should; another netns still reads 0.  close() with
+ * data unread resets the connection (Aborts), and the peer's subflows
+ * are lost to the reset (SubflowsLostError).  nstat(8) reads the file
+ * when told to (PROC_NET_NETSTAT), as Documentation/psock.rst says.
  */
 #include <fcntl.h>
 
@@ -18,6 +21,8 @@ static const char *const names[] = {
 	"ActiveOpens", "PassiveOpens", "Fallbacks", "HandshakeFails",
 	"SubflowsOpened", "SubflowsJoined", "BlocksSent", "BlocksReceived",
 	"BlocksCopied", "CloseTimeouts", "ListenOverflows", "JoinsMissing",
+	"Resends", "SubflowsLostTimeout", "SubflowsLostError",
+	"SubflowsReopened", "DupsDropped", "JoinsRefused", "Aborts",
 };
 
 #define NCOUNTERS	ARRAY_SIZE(names)
@@ -141,12 +146,115 @@ TEST(counters_per_netns)
 	EXPECT_EQ(v[6], v[7]);		/* BlocksReceived: every one */
 	EXPECT_EQ(0, v[8]);		/* BlocksCopied: all read before close */
 	EXPECT_EQ(0, v[9]);		/* CloseTimeouts: every block acked */
+	/* Nothing lost, resent, copied twice, refused or reset. */
+	for (i = 12; i < NCOUNTERS; i++)
+		EXPECT_EQ(0, v[i]) TH_LOG("%s", names[i]);
 
 	/* Another namespace has its own, untouched counters. */
 	ASSERT_EQ(0, netns_lo());
 	ASSERT_EQ(0, read_counters(v));
 	for (i = 0; i < NCOUNTERS; i++)
 		EXPECT_EQ(0, v[i]);
+}
+
+/* The value of @name in @v (names[]), -1 if there is none. */
+static long counter(const unsigned long *v, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NCOUNTERS; i++)
+		if (!strcmp(names[i], name))
+			return v[i];
+	return -1;
+}
+
+/*
+ * close() with bytes unread resets a 2-subflow connection: one abort (the
+ * server's); the client's two subflows are lost to the resets, and its
+ * own close() after that resets nothing more.
+ */
+TEST(aborts_on_close_with_unread_data)
+{
+	unsigned long v[NCOUNTERS];
+	int lfd, fd, c, port, i;
+	char b[10] = "unread";
+
+	ASSERT_EQ(0, netns_lo());
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, 2, 2, -1));
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
+	c = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(sizeof(b), send(fd, b, sizeof(b), 0));
+	ASSERT_EQ(1, recv(c, b, 1, MSG_PEEK | MSG_WAITALL));
+	close(c);
+	ASSERT_EQ(0, read_counters(v));
+	EXPECT_EQ(1, counter(v, "Aborts"));
+	/* The client reads the reset once both its subflows saw theirs. */
+	EXPECT_EQ(-1, recv(fd, b, sizeof(b), 0));
+	EXPECT_EQ(ECONNRESET, errno);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, read_counters(v));
+		if (counter(v, "SubflowsLostError") >= 2)
+			break;
+		usleep(100000);
+	}
+	close(fd);
+	close(lfd);
+	ASSERT_EQ(0, read_counters(v));
+	EXPECT_EQ(1, counter(v, "Aborts"));
+	EXPECT_EQ(2, counter(v, "SubflowsLostError"));
+	EXPECT_EQ(0, counter(v, "SubflowsLostTimeout"));
+	EXPECT_EQ(0, counter(v, "Resends"));
+}
+
+/*
+ * nstat(8) of iproute2 reads /proc/net/psock in place of /proc/net/netstat
+ * (PROC_NET_NETSTAT), and names each counter PsockExt<Name>: every
+ * counter, with its value, and the PsockMem lines do not upset it.
+ */
+TEST(nstat_reads_psock)
+{
+	unsigned long v[NCOUNTERS];
+	char line[256], name[128];
+	unsigned int i, seen = 0;
+	unsigned long long val;
+	int lfd, fd, c, port;
+	FILE *p;
+
+	if (system("command -v nstat >/dev/null 2>&1"))
+		SKIP(return, "no nstat (iproute2) on this machine");
+	ASSERT_EQ(0, netns_lo());
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, lo_connect(fd, AF_INET, port));
+	c = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, read_counters(v));
+	p = popen("PROC_NET_NETSTAT=/proc/net/psock nstat -asz 'Psock*'", "r");
+	ASSERT_NE(NULL, p);
+	while (fgets(line, sizeof(line), p)) {
+		if (sscanf(line, "%127s %llu", name, &val) != 2)
+			continue;
+		for (i = 0; i < NCOUNTERS; i++) {
+			if (strncmp(name, "PsockExt", 8) ||
+			    strcmp(name + 8, names[i]))
+				continue;
+			EXPECT_EQ(v[i], val) TH_LOG("%s", name);
+			seen++;
+		}
+	}
+	EXPECT_EQ(0, pclose(p));
+	EXPECT_EQ(NCOUNTERS, seen);
+	EXPECT_EQ(1, v[0]);		/* ActiveOpens, so not all zeros */
+	close(fd);
+	close(c);
+	close(lfd);
 }
 
 TEST_HARNESS_MAIN
