@@ -290,6 +290,7 @@ TEST_F(srv, join_with_unknown_token)
 	j.token = 0x1234;
 	ASSERT_EQ((ssize_t)sizeof(j), send(fd, &j, sizeof(j), 0));
 	EXPECT_EQ(0, wait_refused(fd));
+	EXPECT_EQ(1, psock_counter("JoinsRefused"));
 	EXPECT_EQ(0, nothing_accepted(self->lfd));
 	close(fd);
 }
@@ -381,6 +382,9 @@ static void bad_block(struct __test_metadata *_metadata, int lfd, int port,
 	/* The connection stays failed; close() must not hang. */
 	EXPECT_EQ(-1, send(a, buf, 1, MSG_NOSIGNAL));
 	close(a);
+	/* Reset by us once (not again by close()); no subflow lost. */
+	EXPECT_EQ(1, psock_counter("Aborts"));
+	EXPECT_EQ(0, psock_counter("SubflowsLostError"));
 	close(fd);
 }
 
@@ -424,6 +428,7 @@ TEST_F(srv, block_cut_by_fin)
 	EXPECT_EQ(-1, recv(a, buf, sizeof(buf), 0));
 	EXPECT_EQ(EPROTO, errno);
 	close(a);
+	EXPECT_EQ(1, psock_counter("Aborts"));
 	close(fd);
 }
 
@@ -511,8 +516,11 @@ TEST_F_TIMEOUT(srv, reorder_queue_bounded, 120)
 	EXPECT_EQ(0, peer_status(pid));
 }
 
-/* A raw two-subflow client: the control subflow in fds[0], the data one in fds[1]. */
-static int raw_client2(int lfd, int port, int fds[2])
+/*
+ * A raw two-subflow client asking for @driver: the control subflow in
+ * fds[0], the data one in fds[1].
+ */
+static int raw_client2_driver(int lfd, int port, int fds[2], int driver)
 {
 	struct hello c, j;
 	uint64_t token;
@@ -525,6 +533,7 @@ static int raw_client2(int lfd, int port, int fds[2])
 	c.rcmd = 2;
 	c.max = 2;
 	c.n = 2;
+	c.driver = driver;
 	c.token = token;
 	fds[1] = socket(AF_INET, SOCK_STREAM, 0);
 	hello_init(&j, T_JOIN);
@@ -536,6 +545,11 @@ static int raw_client2(int lfd, int port, int fds[2])
 		return -1;
 	a = accept(lfd, NULL, NULL);
 	return a;
+}
+
+static int raw_client2(int lfd, int port, int fds[2])
+{
+	return raw_client2_driver(lfd, port, fds, PSOCK_DRIVER_POLL_ALL);
 }
 
 /* Block @seq of @len bytes of 'A' + seq, from byte @from to byte @to. */
@@ -640,6 +654,7 @@ static void bad_join_index(struct __test_metadata *_metadata, int lfd,
 	odd = raw_join(port, token, bad);
 	ASSERT_LE(0, odd);
 	EXPECT_EQ(0, wait_refused(odd));
+	EXPECT_EQ(1, psock_counter("JoinsRefused"));
 	close(odd);
 	for (; i < n; i++) {
 		fds[i] = raw_join(port, token, i);
@@ -689,6 +704,7 @@ TEST_F(srv, join_never_comes)
 	late = raw_join(self->port, token, 1);
 	ASSERT_LE(0, late);
 	EXPECT_EQ(0, wait_refused(late));
+	EXPECT_EQ(1, psock_counter("JoinsRefused"));
 	close(late);
 	close(a);
 	close(ctl);
@@ -741,6 +757,7 @@ TEST_F(srv, rejoin_unknown_token)
 
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(0, wait_refused(fd));
+	EXPECT_EQ(1, psock_counter("JoinsRefused"));
 	EXPECT_EQ(0, nothing_accepted(self->lfd));
 	close(fd);
 }
@@ -800,6 +817,15 @@ static void rejoin_slot_named(struct __test_metadata *_metadata, int lfd,
 		ASSERT_EQ(0, send_blk(fds[i], i, 1000, 0, 1000));
 		ASSERT_EQ(0, recv_blk(a, 'A' + i, 1000));
 	}
+	/*
+	 * A subflow reset by the client is lost; one the server resets for
+	 * a rejoin in its place is not.
+	 */
+	EXPECT_EQ(refused, psock_counter("JoinsRefused"));
+	EXPECT_EQ(!refused, psock_counter("SubflowsReopened"));
+	EXPECT_EQ(kill_first, psock_counter("SubflowsLostError"));
+	EXPECT_EQ(0, psock_counter("SubflowsLostTimeout"));
+	EXPECT_EQ(0, psock_counter("Aborts"));
 	close(a);
 	for (i = 0; i < 2; i++)
 		close(fds[i]);
@@ -1303,6 +1329,8 @@ TEST_F(srv, duplicate_block_while_read)
 	ASSERT_EQ(0, send_blk(fds[1], 2, len, 0, len));
 	EXPECT_EQ(0, recv_blk(a, 'C', len));
 	EXPECT_EQ(0, recv_blk(a, 'D', len));
+	/* The first copy of block 1, completed aside, was dropped. */
+	EXPECT_EQ(1, psock_counter("DupsDropped"));
 	/* Acknowledge the server's block, so that its close() need not wait. */
 	ASSERT_EQ((ssize_t)sizeof(ack), send(fds[0], ack, sizeof(ack), 0));
 	close(a);
@@ -1368,6 +1396,187 @@ TEST_F(srv, last_ack_on_every_subflow)
 	close(a);
 	EXPECT_EQ(2, last_ack(fds[0]));
 	EXPECT_EQ(2, last_ack(fds[1]));
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * A copy of block 0 on the data subflow after block 0 was read from the
+ * control subflow, block 1 behind it: the reader drops the copy to reach
+ * block 1, and counts it (DupsDropped).
+ */
+TEST_F(srv, copy_of_delivered_block_dropped)
+{
+	uint32_t ack[2] = { htonl(0), htonl(LEN_ACK) };
+	struct timeval tv = { .tv_sec = 5 };
+	int fds[2], a;
+
+	a = raw_client2(self->lfd, self->port, fds);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	ASSERT_EQ(0, send_blk(fds[0], 0, 1000, 0, 1000));
+	ASSERT_EQ(0, recv_blk(a, 'A', 1000));
+	EXPECT_EQ(0, psock_counter("DupsDropped"));
+	ASSERT_EQ(0, send_blk(fds[1], 0, 1000, 0, 1000));
+	ASSERT_EQ(0, send_blk(fds[1], 1, 1000, 0, 1000));
+	ASSERT_EQ(0, recv_blk(a, 'B', 1000));
+	EXPECT_EQ(1, psock_counter("DupsDropped"));
+	EXPECT_EQ(3, psock_counter("BlocksReceived"));
+	ASSERT_EQ((ssize_t)sizeof(ack), send(fds[0], ack, sizeof(ack), 0));
+	close(a);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * The next data block on raw subflow @fd (acknowledgments skipped), its
+ * number in *@seq: 0, or -1 after 5 s or on a bad header.
+ */
+static int raw_next_blk(int fd, uint32_t *seq)
+{
+	static char skip[16384];
+	uint32_t h[2], len;
+
+	for (;;) {
+		if (read_full(fd, h, sizeof(h)))
+			return -1;
+		len = ntohl(h[1]);
+		if (len == LEN_ACK)
+			continue;
+		if (len > sizeof(skip) || read_full(fd, skip, len))
+			return -1;
+		*seq = ntohl(h[0]);
+		return 0;
+	}
+}
+
+/*
+ * A round-robin server connection of 2 subflows sends blocks 0..3 (0 and
+ * 2 on the control subflow, 1 and 3 on the data subflow); the raw client
+ * reads blocks 0..2 and acknowledges none.  Once @before (ahead of them)
+ * or @after made the data subflow die, blocks 1 and 3 come again on the
+ * control subflow: two resends.
+ */
+static void lose_data_subflow(struct __test_metadata *_metadata, int fds[2],
+			      void (*before)(int fds[2]),
+			      void (*after)(int fds[2]))
+{
+	uint32_t ack[2] = { htonl(4), htonl(LEN_ACK) };
+	int lfd, port, a, i;
+	char buf[1000];
+	uint32_t seq;
+
+	/* A listener of this netns's default driver: round-robin. */
+	ASSERT_EQ(0, sysctl_set("/proc/sys/net/psock/driver", "1"));
+	lfd = lo_listen(AF_INET, IPPROTO_PSOCK, &port);
+	ASSERT_LE(0, lfd);
+	a = raw_client2_driver(lfd, port, fds, PSOCK_DRIVER_ROUND_ROBIN);
+	ASSERT_LE(0, a);
+	close(lfd);
+	memset(buf, 'x', sizeof(buf));
+	if (before)
+		before(fds);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(sizeof(buf), send(a, buf, sizeof(buf), 0));
+	/* Block 3 may wait in TCP (Nagle) for an ack that never comes. */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, raw_next_blk(fds[i % 2], &seq));
+		EXPECT_EQ(i, seq);
+	}
+	if (after) {
+		EXPECT_EQ(0, psock_counter("Resends"));
+		after(fds);
+	}
+	/* The resends, within 10 s (a stale check may wait for its grace). */
+	for (i = 1; i < 4; i += 2) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+
+		ASSERT_EQ(1, poll(&p, 1, 10000));
+		ASSERT_EQ(0, raw_next_blk(fds[0], &seq));
+		EXPECT_EQ(i, seq);
+	}
+	EXPECT_EQ(2, psock_counter("Resends"));
+	EXPECT_EQ(4, psock_counter("BlocksSent"));
+	EXPECT_EQ(0, psock_counter("SubflowsReopened"));
+	EXPECT_EQ(0, psock_counter("Aborts"));
+	ASSERT_EQ((ssize_t)sizeof(ack), send(fds[0], ack, sizeof(ack), 0));
+	close(a);
+}
+
+/* The raw client resets its data subflow. */
+static void reset_data_subflow(int fds[2])
+{
+	struct linger lin = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fds[1], SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+	close(fds[1]);
+	fds[1] = -1;
+}
+
+/* A data subflow reset by the peer: lost (SubflowsLostError). */
+TEST_F(srv, reset_subflow_blocks_resent)
+{
+	int fds[2];
+
+	lose_data_subflow(_metadata, fds, NULL, reset_data_subflow);
+	EXPECT_EQ(1, psock_counter("SubflowsLostError"));
+	EXPECT_EQ(0, psock_counter("SubflowsLostTimeout"));
+	close(fds[0]);
+}
+
+static int silent_port;
+static pthread_t chatter;
+static bool chatter_stop;
+
+/* Blocks 0, 1, ... on the control subflow every 20 ms: a path that works. */
+static void *chatter_main(void *arg)
+{
+	int fd = *(int *)arg;
+	uint32_t seq = 0;
+
+	while (!__atomic_load_n(&chatter_stop, __ATOMIC_RELAXED) &&
+	       !send_blk(fd, seq++, 100, 0, 100))
+		usleep(20000);
+	return NULL;
+}
+
+/*
+ * Nothing the raw client sends on its data subflow reaches the server
+ * (nft), its TCP acknowledgments included, while the control subflow
+ * keeps bringing data: the stale check finds the data subflow stuck.
+ */
+static void silence_data_subflow(int fds[2])
+{
+	char rule[160];
+
+	silent_port = sock_port(fds[1]);
+	snprintf(rule, sizeof(rule),
+		 "nft 'add rule inet t o tcp sport %d drop'", silent_port);
+	if (system("nft add table inet t") ||
+	    system("nft 'add chain inet t o { type filter hook output priority 0; }'") ||
+	    system(rule))
+		silent_port = -1;
+	__atomic_store_n(&chatter_stop, false, __ATOMIC_RELAXED);
+	pthread_create(&chatter, NULL, chatter_main, &fds[0]);
+}
+
+/*
+ * A data subflow whose path died (no progress for stale_timeout_ms while
+ * the control subflow works): lost (SubflowsLostTimeout), its blocks
+ * resent.
+ */
+TEST_F(srv, stale_subflow_blocks_resent)
+{
+	int fds[2];
+
+	ASSERT_EQ(0, sysctl_set("/proc/sys/net/psock/stale_timeout_ms", "100"));
+	lose_data_subflow(_metadata, fds, silence_data_subflow, NULL);
+	__atomic_store_n(&chatter_stop, true, __ATOMIC_RELAXED);
+	pthread_join(chatter, NULL);
+	ASSERT_LT(0, silent_port);
+	EXPECT_EQ(1, psock_counter("SubflowsLostTimeout"));
+	EXPECT_EQ(0, psock_counter("SubflowsLostError"));
+	system("nft delete table inet t");
 	close(fds[0]);
 	close(fds[1]);
 }
