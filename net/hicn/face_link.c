@@ -16,11 +16,11 @@
  * shares among the others; an interest sent to it is refused with
  * -ENETDOWN (hicn_fwd_interest() then asks the FIB again, which passes
  * over it) and data for it is dropped.  The PIT entries whose interests
- * went to it alone fail at once (hicn_pit_fail_faces()): a consumer with
- * no next hop up any more fails with ENETUNREACH then; one that has
- * another sends its interest again at its retransmission timeout, by the
- * face the FIB gives then; a relay drops the entry and forwards a
- * downstream retransmission the same way.
+ * went to it alone leave again at once by the next hop the strategy
+ * chooses among those still up, keeping their in-records, so local
+ * consumers and a relay's downstream hosts are served without a
+ * retransmission (hicn_pit_fail_faces()); with no next hop up any more
+ * they fail, and a consumer fails with ENETUNREACH then.
  *
  * Lock order: RTNL (the notifiers; the work, so that it sees the routes
  * that the same event changes) -> hicn_net.lock; hicn_net.link_lock (BH

@@ -33,16 +33,19 @@
  * (face.c), so the rx path looks them up under RCU.
  *
  * A face deleted (face-del, listener-del) or marked down (face_link.c)
- * fails the PIT entries whose interests went to it alone, in process
- * context under hicn_net.lock, once it takes no interest any more
+ * hands the PIT entries whose interests went to it alone to another next
+ * hop, or fails them when there is none, in process context under
+ * hicn_net.lock, once it takes no interest any more
  * (hicn_pit_fail_faces()): their consumers hear at once.  Data from the
  * face racing with it finds no out-record and counts as unsolicited.
  *
  * Lock order: (RTNL, link work) -> hicn_net.lock (mutex: listener and
  * face lists) -> hicn_udp_listener.lock (spinlock, BH off: the face
  * hash); hicn_net.lock -> hicn_cons.lock -> hicn_net.pit_lock (failing
- * PIT entries tells their consumers); hicn_udp_listener.sock_lock
- * (mutex) is a leaf.
+ * PIT entries tells their consumers); hicn_net.lock -> the faces'
+ * interest ops and what they take (hicn_prod.lock, then the data path:
+ * failover sends the PIT entries of a face that went again);
+ * hicn_udp_listener.sock_lock (mutex) is a leaf.
  */
 
 #include <linux/in.h>
@@ -460,7 +463,8 @@ hicn_udp_face_new(struct hicn_net *hn, struct hicn_udp_listener *l,
  * Take a face out (hicn_net.lock held): no datagram reaches it, no route
  * leads to it, it takes no interest; it is freed when the PIT records
  * and queued packets that hold it let go.  It is marked failing for
- * good: the caller's hicn_pit_fail_faces() fails what waits on it.
+ * good: the caller's hicn_pit_fail_faces() sends what waits on it to
+ * another next hop, or fails it.
  */
 static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
 {
@@ -489,9 +493,10 @@ static void hicn_udp_face_remove(struct hicn_net *hn, struct hicn_udp_face *uf)
  * @hn: the netns's AF_HICN state
  *
  * A face that changes is an event (face-up, face-down).  Once every face
- * is marked, the PIT entries waiting on the faces that went down fail
- * (hicn_pit_fail_faces()), so that their consumers find no next hop that
- * is still marked up.
+ * is marked, the PIT entries waiting on the faces that went down go to
+ * another next hop or fail (hicn_pit_fail_faces()): after the marking,
+ * so that neither the failover nor a consumer picks a face that went
+ * down.
  *
  * Return: true when a face is down.
  */
@@ -968,7 +973,8 @@ int hicn_udp_face_add(struct net *net, u32 listener,
  * @face_id: the face
  *
  * Routes lose their next hops to it; the PIT entries whose interests
- * went to it alone fail (hicn_pit_fail_faces()).
+ * went to it alone go to another next hop, or fail
+ * (hicn_pit_fail_faces()).
  * Return: 0, -ENOENT (no face with the id), -EOPNOTSUPP (not a UDP face:
  * an application face goes with its socket).
  */

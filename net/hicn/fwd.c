@@ -10,6 +10,10 @@
  *                          no: dropped and counted; yes: CS insert (exact
  *                          names), then every face waiting for it
  *
+ *   a face goes down:      PIT entries whose interest went to it alone
+ *                          leave again by the strategy's choice among
+ *                          the next hops still up (hicn_pit_fail_faces())
+ *
  * No table lock is held while a face is called, so a producer face can
  * answer an interest from inside hicn_fwd_interest() (its content is in
  * the kernel) and the data travels back through hicn_fwd_data() in the
@@ -63,7 +67,7 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
 		hicn_face_put(out);
 		return -ELOOP;
 	}
-	err = hicn_pit_insert(hn, key, face, lifetime, out, &forward);
+	err = hicn_pit_insert(hn, key, face, lifetime, out, hops, &forward);
 	if (!err && forward && hicn_fwd_cs_again(hn, key))
 		forward = false;
 	if (!err && forward) {

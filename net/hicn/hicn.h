@@ -194,9 +194,11 @@ struct hicn_face;
  * @data: data for an interest the face sent; called with no forwarder lock
  *	held, must not call back into the forwarder
  * @fail: optional; every face an interest this face sent went to is down
- *	or gone, so nobody will answer @key (hicn_pit_fail_faces(); process
- *	context, no forwarder lock held, must not call back into the
- *	forwarder but for hicn_pit_cancel())
+ *	or gone, and the forwarder could not send it on through another (no
+ *	next hop up, or that face refused it), so nobody will answer @key
+ *	(hicn_pit_fail_faces(); process context, hicn_net.lock held but no
+ *	table lock, must not call back into the forwarder but for
+ *	hicn_pit_cancel())
  * @destroy: optional; the last reference went (any context, may not
  *	sleep): free what @priv points at
  * @kind: what is behind the face, enum hicn_face_kind of the netlink uapi
@@ -345,6 +347,9 @@ struct hicn_claim {
  *	to make room for one
  * @pit_gc_runs: runs of the PIT's collector
  * @pit_gc_steps: entries those runs examined
+ * @failover_reforwards: PIT entries forwarded again at once through
+ *	another next hop because the faces their interest went to went down
+ *	or away (hicn_pit_fail_faces())
  */
 struct hicn_stats {
 	u64	pit_aggregated;
@@ -367,6 +372,7 @@ struct hicn_stats {
 	atomic64_t	prod_held_steps;
 	u64	pit_gc_runs;
 	u64	pit_gc_steps;
+	atomic64_t	failover_reforwards;
 };
 
 /**
@@ -940,7 +946,7 @@ void hicn_floor_flush(struct hicn_net *hn);
 /* pit.c */
 int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		    struct hicn_face *face, unsigned long lifetime,
-		    struct hicn_face *out, bool *forward);
+		    struct hicn_face *out, u8 hops, bool *forward);
 bool hicn_pit_solicited(struct hicn_net *hn, const struct hicn_key *key,
 			const struct hicn_face *from);
 void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d,
@@ -1072,6 +1078,7 @@ enum hicn_stat_item {
 	HICN_STAT_PIT_GC_RUNS,
 	HICN_STAT_PIT_GC_STEPS,
 	HICN_STAT_FIB_FLOORS,
+	HICN_STAT_FAILOVER_REFORWARDS,
 	HICN_STAT_NUM
 };
 

@@ -25,8 +25,20 @@
  * Entries and in-records are charged to the memory cgroup of the task
  * that sent the interest (__GFP_ACCOUNT).
  *
+ * Failover: when faces go down or away (hicn_pit_fail_faces()), an entry
+ * whose interest went to them alone is taken out of the table, its
+ * in-records and charges kept, and forwarded again at once through the
+ * next hop the FIB's strategy gives now (the face that was chosen is down,
+ * so best route gives the next lowest cost, load balance the least
+ * loaded), with a fresh out-record: its waiting faces, local consumers
+ * and other hosts alike, are served without waiting for a retransmission
+ * (hicn_stat failover_reforwards).  An entry with no next hop left, or
+ * whose new face refuses the interest, fails as before: it goes and its
+ * faces are told (struct hicn_face_ops.fail).
+ *
  * Lock order: hicn_net.pit_lock (BH off) is a leaf; faces are called with
- * it released.
+ * it released (the failover calls them under hicn_net.lock, in process
+ * context).
  */
 
 #include <linux/error-injection.h>
@@ -74,11 +86,14 @@ struct hicn_pit_in {
 
 /**
  * struct hicn_pit_entry - an interest being served
- * @node: entry in a hicn_net.pit bucket
+ * @node: entry in a hicn_net.pit bucket (or in hicn_pit_fail_faces()'s
+ *	list while it is out of the table)
  * @key: what it asks for
  * @expires: the latest expiry of its in-records
  * @in: in-records (struct hicn_pit_in)
  * @out: out-records (struct hicn_pit_in)
+ * @hops: the hop limit the interest last left with (a failover sends it
+ *	again with it)
  */
 struct hicn_pit_entry {
 	struct hlist_node	node;
@@ -86,6 +101,7 @@ struct hicn_pit_entry {
 	unsigned long		expires;
 	struct list_head	in;
 	struct list_head	out;
+	u8			hops;
 };
 
 static u32 hicn_key_hash(const struct hicn_key *key, unsigned int bits)
@@ -235,13 +251,13 @@ static struct hicn_pit_entry *hicn_pit_find_live(struct hicn_net *hn,
 
 /*
  * @face sends the interest of @e again: its in-record waits until
- * @expires and the interest goes to @out again, recorded in *@spare_out
- * (set to NULL when used).  Returns false when @face has no in-record in
- * @e (not a retransmission).  The caller holds pit_lock.
+ * @expires and the interest goes to @out again with @hops, recorded in
+ * *@spare_out (set to NULL when used).  Returns false when @face has no
+ * in-record in @e (not a retransmission).  The caller holds pit_lock.
  */
 static bool hicn_pit_retransmit(struct hicn_net *hn, struct hicn_pit_entry *e,
 				struct hicn_face *face, unsigned long expires,
-				struct hicn_face *out,
+				struct hicn_face *out, u8 hops,
 				struct hicn_pit_in **spare_out)
 {
 	struct hicn_pit_in *in;
@@ -254,6 +270,7 @@ static bool hicn_pit_retransmit(struct hicn_net *hn, struct hicn_pit_entry *e,
 		hicn_pit_extend(hn, e, expires);
 		if (hicn_pit_add_out(e, out, *spare_out))
 			*spare_out = NULL;
+		e->hops = hops;
 		return true;
 	}
 	return false;
@@ -311,6 +328,7 @@ static void hicn_pit_add_in(struct hicn_net *hn, struct hicn_pit_entry *e,
  * @lifetime: how long the face waits, in jiffies
  * @out: the face the FIB chose; recorded as an out-record when the
  *	interest is forwarded
+ * @hops: the hop limit it is forwarded with
  * @forward: set when the interest must go on to @out
  *
  * Return: 0, -ENOBUFS when the table is full or the face's user holds
@@ -319,7 +337,7 @@ static void hicn_pit_add_in(struct hicn_net *hn, struct hicn_pit_entry *e,
  */
 int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		    struct hicn_face *face, unsigned long lifetime,
-		    struct hicn_face *out, bool *forward)
+		    struct hicn_face *out, u8 hops, bool *forward)
 {
 	unsigned long expires = jiffies + lifetime;
 	struct hicn_pit_entry *e, *new_e = NULL;
@@ -338,7 +356,8 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 
 	spin_lock_bh(&hn->pit_lock);
 	e = hicn_pit_find_live(hn, key, &stale);
-	if (e && hicn_pit_retransmit(hn, e, face, expires, out, &new_out)) {
+	if (e && hicn_pit_retransmit(hn, e, face, expires, out, hops,
+				     &new_out)) {
 		/* A retransmission: forward it again. */
 		*forward = true;
 		err = 0;
@@ -358,6 +377,7 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		}
 		e = new_e;
 		*forward = true;
+		e->hops = hops;
 		hicn_pit_add_out(e, out, new_out);
 		new_out = NULL;
 	} else {
@@ -530,17 +550,18 @@ bool hicn_pit_gc(struct hicn_net *hn)
 
 /*
  * The faces marked failing are gone or down (pit_lock held): their
- * in-records in @e go to @list; their out-records too.  Returns true
- * when @e is to be failed:
- * faces still wait for it and the interest went to no other face; it is
- * unlinked then, its in-records left in it for hicn_pit_fail_faces() to
- * tell.  An entry nobody waits for any more goes, its records to @list.
+ * in-records in @e go to @list.  When faces still wait for @e and its
+ * interest went to failing faces alone, @e is taken out of the table for
+ * hicn_pit_failover() with its records and charges (it still counts in
+ * pit_entries), and true is returned.  Otherwise the failing faces'
+ * out-records go to @list too; an entry nobody waits for any more goes,
+ * its records to @list.
  */
 static bool hicn_pit_fail_entry(struct hicn_net *hn, struct hicn_pit_entry *e,
 				struct list_head *list)
 {
 	struct hicn_pit_in *rec, *tmp;
-	bool sent = false;
+	bool all = !list_empty(&e->out);
 
 	lockdep_assert_held(&hn->pit_lock);
 	list_for_each_entry_safe(rec, tmp, &e->in, node) {
@@ -550,24 +571,32 @@ static bool hicn_pit_fail_entry(struct hicn_net *hn, struct hicn_pit_entry *e,
 		hicn_pit_user_uncharge(rec->user);
 		list_add_tail(&rec->node, list);
 	}
-	list_for_each_entry_safe(rec, tmp, &e->out, node) {
-		if (!READ_ONCE(rec->face->failing))
-			continue;
-		list_move_tail(&rec->node, list);
-		sent = true;
-	}
 	if (list_empty(&e->in)) {
 		hicn_pit_unlink(hn, e, list);
 		kfree(e);
 		return false;
 	}
-	if (!sent || !list_empty(&e->out))
-		return false;
-	hlist_del(&e->node);
+	list_for_each_entry(rec, &e->out, node)
+		all &= READ_ONCE(rec->face->failing);
+	if (all) {
+		hlist_del(&e->node);
+		return true;
+	}
+	list_for_each_entry_safe(rec, tmp, &e->out, node)
+		if (READ_ONCE(rec->face->failing))
+			list_move_tail(&rec->node, list);
+	return false;
+}
+
+/* @e, out of the table, fails: it stops counting (pit_lock held). */
+static void hicn_pit_drop_failed(struct hicn_net *hn, struct hicn_pit_entry *e)
+{
+	struct hicn_pit_in *rec;
+
+	lockdep_assert_held(&hn->pit_lock);
 	hn->pit_entries--;
 	list_for_each_entry(rec, &e->in, node)
 		hicn_pit_user_uncharge(rec->user);
-	return true;
 }
 
 /* Tell the faces of a failed entry, then free it (no lock held). */
@@ -579,22 +608,154 @@ static void hicn_pit_fail_tell(struct hicn_pit_entry *e)
 		if (in->face->ops->fail)
 			in->face->ops->fail(in->face, &e->key);
 	hicn_pit_free_in(&e->in);
+	hicn_pit_free_in(&e->out);
 	kfree(e);
 }
 
+/*
+ * The face @e (out of the table) goes to now, with a reference: the
+ * FIB's choice for its name, passing over its first in-record's face;
+ * NULL when there is none, when it is another face waiting for @e, when
+ * it leads to another host and @e has no hop left, or when @e expired.
+ */
+static struct hicn_face *hicn_pit_next_hop(struct hicn_net *hn,
+					   struct hicn_pit_entry *e)
+{
+	struct hicn_pit_in *in;
+	struct hicn_face *out;
+
+	if (!time_before(jiffies, e->expires))
+		return NULL;
+	in = list_first_entry(&e->in, struct hicn_pit_in, node);
+	out = hicn_fib_lookup(hn, &e->key.name, in->face);
+	if (!out)
+		return NULL;
+	if (!e->hops && out->ops->kind == HICN_FACE_KIND_UDP)
+		goto none;
+	list_for_each_entry(in, &e->in, node)
+		if (in->face == out)
+			goto none;
+	return out;
+none:
+	hicn_face_put(out);
+	return NULL;
+}
+
+/*
+ * @out refused the interest a failover sent it: its out-record goes, and
+ * the entry fails unless the interest went to another face meanwhile (a
+ * retransmission).
+ */
+static void hicn_pit_refused(struct hicn_net *hn, const struct hicn_key *key,
+			     struct hicn_face *out)
+{
+	struct hicn_pit_in *rec, *found = NULL;
+	struct hicn_pit_entry *e;
+	LIST_HEAD(list);
+
+	spin_lock_bh(&hn->pit_lock);
+	e = hicn_pit_find(hn, key);
+	if (e) {
+		list_for_each_entry(rec, &e->out, node) {
+			if (rec->face == out) {
+				found = rec;
+				list_move(&rec->node, &list);
+				break;
+			}
+		}
+		if (found && list_empty(&e->out)) {
+			hlist_del(&e->node);
+			hicn_pit_drop_failed(hn, e);
+		} else {
+			e = NULL;
+		}
+	}
+	spin_unlock_bh(&hn->pit_lock);
+
+	hicn_pit_free_in(&list);
+	if (e)
+		hicn_pit_fail_tell(e);
+}
+
+/*
+ * Forward @e again, taken out of the table by hicn_pit_fail_entry(): back
+ * into the table with its in-records and a fresh out-record to the face
+ * the FIB gives now, and the interest sent to it for what is left of its
+ * lifetime.  @e fails instead when there is no such face, or when an
+ * entry for its key was made meanwhile (a retransmission went out).
+ * Process context, hicn_net.lock held (the face's ops are called under
+ * it); the face torn down is down, so the FIB never gives it.
+ */
+static void hicn_pit_failover(struct hicn_net *hn, struct hicn_pit_entry *e)
+{
+	struct hicn_pit_in *rec;
+	unsigned long life = 0;
+	struct hicn_face *out;
+	struct hicn_key key;
+	LIST_HEAD(old);
+	u8 hops = 0;
+
+	list_splice_init(&e->out, &old);
+	out = hicn_pit_next_hop(hn, e);
+	if (out) {
+		/* An old out-record becomes the new one: no allocation. */
+		rec = list_first_entry(&old, struct hicn_pit_in, node);
+		list_del(&rec->node);
+		atomic_dec(&rec->face->out_pending);
+		hicn_face_put(rec->face);
+		rec->face = hicn_face_get(out);
+		rec->expires = jiffies;
+		atomic_inc(&out->out_pending);
+		list_add(&rec->node, &e->out);
+	}
+	hicn_pit_free_in(&old);
+
+	spin_lock_bh(&hn->pit_lock);
+	if (out && time_before(jiffies, e->expires) &&
+	    !hicn_pit_find(hn, &e->key)) {
+		hlist_add_head(&e->node,
+			       &hn->pit[hicn_key_hash(&e->key, HICN_PIT_BITS)]);
+		key = e->key;
+		hops = e->hops;
+		life = e->expires - jiffies;
+		e = NULL;
+	} else {
+		hicn_pit_drop_failed(hn, e);
+	}
+	spin_unlock_bh(&hn->pit_lock);
+
+	if (e) {
+		hicn_pit_fail_tell(e);
+	} else {
+		atomic64_inc(&out->stats.interests_out);
+		if (out->ops->interest(out, &key, life, hops)) {
+			atomic64_inc(&out->stats.refused);
+			hicn_pit_refused(hn, &key, out);
+		} else {
+			atomic64_inc(&hn->stats.failover_reforwards);
+		}
+	}
+	if (out)
+		hicn_face_put(out);
+}
+
 /**
- * hicn_pit_fail_faces() - faces went down or away: what waits on them fails
+ * hicn_pit_fail_faces() - faces went down or away: what waits on them
+ *	goes elsewhere, or fails
  * @hn: the namespace's AF_HICN state
  *
  * The faces are those marked hicn_face.failing (down already, so that
  * nothing new goes to them), all at once in one walk of the table.  An
- * entry whose interest went to them and to no other face is taken out
- * now, and every face waiting for it is told (struct
- * hicn_face_ops.fail): a consumer looks at the FIB again at once instead
- * of waiting for its timeout.  Entries that went to other faces too keep
+ * entry whose interest went to them and to no other face is forwarded
+ * again at once through the up next hop the strategy chooses now,
+ * keeping its in-records (hicn_pit_failover()); when there is none, it
+ * is taken out and every face waiting for it is told (struct
+ * hicn_face_ops.fail): a consumer then fails with ENETUNREACH instead of
+ * waiting for its timeout.  Entries that went to other faces too keep
  * waiting for those.  The failing faces' own in-records go.  Process
  * context, hicn_net.lock held (it protects the marks); the table is
- * walked HICN_PIT_FAIL_BATCH buckets per hold of pit_lock.
+ * walked HICN_PIT_FAIL_BATCH buckets per hold of pit_lock, and the
+ * entries of a batch are forwarded again or failed with it released.
  */
 void hicn_pit_fail_faces(struct hicn_net *hn)
 {
@@ -618,9 +779,9 @@ void hicn_pit_fail_faces(struct hicn_net *hn)
 		INIT_LIST_HEAD(&list);
 		hlist_for_each_entry_safe(e, tmp, &failed, node) {
 			hlist_del(&e->node);
-			hicn_pit_fail_tell(e);
+			hicn_pit_failover(hn, e);
+			cond_resched();
 		}
-		cond_resched();
 	}
 }
 

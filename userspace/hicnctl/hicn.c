@@ -490,7 +490,7 @@ static const char *const counter_names[] = {
 	"no_route", "interests", "data", "unsolicited", "prod_mem",
 	"prod_names", "prod_held", "prod_lookups", "prod_lookup_steps",
 	"prod_expiry_steps", "cons_scan_steps", "prod_held_steps",
-	"pit_gc_runs", "pit_gc_steps", "fib_floors",
+	"pit_gc_runs", "pit_gc_steps", "fib_floors", "failover_reforwards",
 };
 
 static int do_stats(int argc, char **argv)

@@ -458,10 +458,10 @@ struct hcn_counters {
 	__u64	prod_held, prod_lookups, prod_lookup_steps;
 	__u64	prod_expiry_steps, cons_scan_steps, prod_held_steps;
 	__u64	pit_gc_runs, pit_gc_steps;
-	__u64	fib_floors;
+	__u64	fib_floors, failover_reforwards;
 };
 
-#define HCN_COUNTERS_NUM	33
+#define HCN_COUNTERS_NUM	34
 
 /**
  * hcn_counters_get() - the forwarder's counters
