@@ -4,13 +4,26 @@
 # What a UDP face drops, by reason, and what a face that goes away does to
 # the interests pending on it.
 #
-#   netns C (consumer)                            netns P (peer)
-#   ca 10.80.1.1/24 fd00:80::1 ---- veth a ---- pa 10.80.1.2/24 fd00:80::2
-#   cb 10.80.2.1/24            ---- veth b ---- pb 10.80.2.2/24
-#   face A -> 10.80.1.2:9 (nobody answers)      listener [fd00:80::2]:9695,
-#   face B -> 10.80.2.2:9 (nobody answers)      auto-faces; face S ->
-#   b003::/16 via A; b004::/16 via A (cost 1)   10.80.1.1:9 (silent),
-#   and B (cost 2), load balance                b002::/16 via S
+#   netns Q (downstream)     netns C (consumer, relay)   netns P (peer)
+#                            ca 10.80.1.1/24 fd00:80::1 -- veth a --
+#                                                  pa 10.80.1.2/24 fd00:80::2
+#                            cb 10.80.2.1/24 ---------- veth b --
+#                                                  pb 10.80.2.2/24
+#   qc 10.80.3.2/24 -- veth q -- cq 10.80.3.1/24
+#   face -> 10.80.3.1        face A -> 10.80.1.2:9 (nobody answers)
+#   b005::/16 via it         face B -> 10.80.2.2:9 (nobody answers)
+#                            b003::/16 via A; b004::/16 via A (cost 1)
+#                            and B (cost 2), load balance
+#                            face D -> 10.80.2.2:9695, face E ->
+#                            10.80.1.2:9695; listener 10.80.3.1, auto-faces
+#                            b005::/16 via a silent face (cost 1), D (2)
+#                            b007::/16 via E (cost 1), D (2), load balance
+#                                         P: listeners [fd00:80::2]:9695,
+#                                         10.80.1.2:9695, 10.80.2.2:9695,
+#                                         auto-faces; face S -> 10.80.1.1:9
+#                                         (silent), b002::/16 via S;
+#                                         producers of b005:a:b:c::/64,
+#                                         b007:a:b:c::/64
 #
 # Drops: a hand-made peer in C (UDP port 40000) gets a face on P's
 # listener with a good interest, then sends a few datagrams of each
@@ -25,6 +38,20 @@
 # ENETUNREACH, the fetch whose interest went to face A alone; the fetches
 # whose interests went to face B keep waiting; deleting face B then fails
 # them at once.
+#
+# Failover: a consumer in C fetches a multi-segment object by b005::/16,
+# whose cheaper next hop is silent (lifetime 10 s, no RTT sample: its
+# RTO is 10 s); deleting that face sends the pending interest again at
+# once through D, and the fetch ends within 3 s, not after 10.  Again
+# with C as a relay: a consumer in Q fetches through C, and C's device of
+# link a goes down; C sends the entry on through D, and Q's consumer gets
+# its object without a retransmission.  hicn_stat failover_reforwards
+# counts both.
+#
+# Two out-records: a hand-made peer in Q sends an interest to C twice;
+# by load balance C sends it through E, then (E being loaded) through D.
+# E's data is held 2 s by netem: D's satisfies the entry, the peer gets
+# one data packet, and E's copy is dropped as unsolicited.
 #
 # Helpers (namespaces, setns, YNL, packets) come from udp_test.py.
 #
@@ -43,7 +70,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import udp_test as u  # noqa: E402
 
 PID = os.getpid()
-NS_C, NS_P = f"hfc-{PID}", f"hfp-{PID}"
+NS_C, NS_P, NS_Q = f"hfc-{PID}", f"hfp-{PID}", f"hfq-{PID}"
 ENETUNREACH = 101
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../../../.."))
 HICNCTL = os.environ.get("HICNCTL", os.path.join(TOP, "userspace/hicnctl/hicnctl"))
@@ -58,9 +85,15 @@ REASONS = MALFORMED + ("no-route", "pit-full", "nomem")
 
 def setup():
     u.two_links(NS_C, NS_P, 80)
+    u.sh(f"ip netns add {NS_Q} && ip -n {NS_Q} link set lo up && "
+         f"ip link add cq netns {NS_C} type veth peer name qc netns {NS_Q}")
+    for ns, dev, n in ((NS_C, "cq", 1), (NS_Q, "qc", 2)):
+        u.sh(f"ip -n {ns} addr add 10.80.3.{n}/24 dev {dev} && "
+             f"ip -n {ns} link set {dev} up")
 
 def cleanup():
-    subprocess.run(f"ip netns del {NS_C}; ip netns del {NS_P}", shell=True,
+    subprocess.run(f"ip netns del {NS_C}; ip netns del {NS_P}; "
+                   f"ip netns del {NS_Q}", shell=True,
                    stderr=subprocess.DEVNULL)
 
 
@@ -165,9 +198,9 @@ def test_drops(c, p):
           f"{out.stderr.strip()})")
 
 
-def fetch_bg(name, out):
-    """Fetch @name in C from a thread: the errno (or bytes), and when."""
-    u.enter(NS_C)
+def fetch_bg(name, out, ns=NS_C):
+    """Fetch @name in @ns from a thread: the errno (or bytes), and when."""
+    u.enter(ns)
     out["t0"] = time.monotonic()
     got = u.fetch(name, lifetime=LIFETIME)
     out["t1"] = time.monotonic()
@@ -243,6 +276,168 @@ def test_fail(c):
     u.sh(f"ip -n {NS_C} link set ca up")
     for t in threads:
         t.join(LIFETIME / 1000 * 2)
+    return la, lb
+
+
+def reforwards(y):
+    return y.do("counters-get", {}).get("failover-reforwards", 0)
+
+
+def route(y, prefix, fid, cost):
+    y.do("route-add", {"prefix": u.a6(prefix), "prefix-len": 16,
+                       "face-id": fid, "cost": cost})
+
+
+def failover_setup(c, p, la, lb, objs):
+    """P serves @objs (prefix -> (name, data) pairs) on listeners of
+    links a and b; C gets face D to P on link b (on listener @lb), E to P
+    on link a (on @la) and a listener for Q; Q gets a face to C.  Returns
+    the producers' fds, D and E."""
+    with p as y:
+        for a in ("10.80.1.2", "10.80.2.2"):
+            y.do("listener-add", {"local": u.a4(a), "auto-faces": 1})
+        fds = [u.publish(o, prefix=pfx, plen=64) for pfx, o in objs.items()]
+    with c as y:
+        y.do("listener-add", {"local": u.a4("10.80.3.1"), "auto-faces": 1})
+        fd = y.do("face-add", {"listener-id": lb,
+                               "remote": u.a4("10.80.2.2")})["id"]
+        fe = y.do("face-add", {"listener-id": la,
+                               "remote": u.a4("10.80.1.2")})["id"]
+    with u.Host(NS_Q) as y:
+        lq = y.do("listener-add", {"local": u.a4("10.80.3.2")})["id"]
+        fq = y.do("face-add", {"listener-id": lq,
+                               "remote": u.a4("10.80.3.1")})["id"]
+        route(y, "b005::", fq, 1)
+    return fds, fd, fe
+
+
+def silent_face(y, la, port):
+    """A face of C on link a to a port of P where nobody answers."""
+    return y.do("face-add", {"listener-id": la, "remote": u.a4("10.80.1.2"),
+                             "remote-port": port})["id"]
+
+
+def test_failover(c, fd, la, obj):
+    """face-del of the cheaper, silent face: C's pending interest leaves
+    again at once through D."""
+    with c as y:
+        fs = silent_face(y, la, 10)
+        wait_up(y, fs)
+        route(y, "b005::", fs, 1)
+        route(y, "b005::", fd, 2)
+        r0, d0 = reforwards(y), u.face_of(y, fd)["interests-out"]
+    o = {}
+    t = threading.Thread(target=fetch_bg, args=("b005:a:b:c::1", o),
+                         daemon=True)
+    t.start()
+    with c as y:
+        n = wait_pending(y, fs, 1)
+        t0 = time.monotonic()
+        y.do("face-del", {"id": fs})
+    got = wait_done([o], LIFETIME / 1000 * 2)[0]
+    dt = time.monotonic() - t0
+    with c as y:
+        r, d = reforwards(y) - r0, u.face_of(y, fd)["interests-out"] - d0
+    u.tap(n == 1 and got == obj and dt < 3.0 and r >= 1 and d > 1,
+          f"face-del of the cheaper next hop with an interest pending: "
+          f"it leaves again at once by D and the {len(obj)}-byte object "
+          f"arrives in {dt:.2f} s, not after the {LIFETIME} ms RTO "
+          f"(failover_reforwards +{r}, D +{d} interests, "
+          f"{got if isinstance(got, int) else len(got or b'')})")
+    t.join(LIFETIME / 1000 * 2)
+
+
+def test_failover_relay(c, fd, la, obj):
+    """C relays Q's interest; C's device of link a goes down: C sends the
+    entry on through D, and Q's consumer never retransmits."""
+    with c as y:
+        fs = silent_face(y, la, 11)
+        wait_up(y, fs)
+        route(y, "b005::", fs, 1)
+        r0, d0 = reforwards(y), u.face_of(y, fd)["interests-out"]
+    o = {}
+    t = threading.Thread(target=fetch_bg, args=("b005:a:b:c::2", o, NS_Q),
+                         daemon=True)
+    t.start()
+    with c as y:
+        n = wait_pending(y, fs, 1)
+        t0 = time.monotonic()
+        u.sh(f"ip -n {NS_C} link set ca down")
+    got = wait_done([o], LIFETIME / 1000 * 2)[0]
+    dt = time.monotonic() - t0
+    with c as y:
+        r, d = reforwards(y) - r0, u.face_of(y, fd)["interests-out"] - d0
+        y.do("face-del", {"id": fs})
+    u.sh(f"ip -n {NS_C} link set ca up")
+    u.tap(n == 1 and got == obj and dt < 3.0 and r >= 1 and d > 1,
+          f"relay C, its device of link a down with Q's interest pending "
+          f"on it: C sends it on by D at once and Q's consumer has the "
+          f"object in {dt:.2f} s, not after its {LIFETIME} ms RTO "
+          f"(failover_reforwards +{r}, D +{d} interests, "
+          f"{got if isinstance(got, int) else len(got or b'')})")
+    t.join(LIFETIME / 1000 * 2)
+
+
+def counts(y, fid):
+    f = u.face_of(y, fid)
+    return (f["interests-out"], f["data-in"], f["unsolicited"])
+
+
+def test_two_outs(c, fd, fe):
+    """One PIT entry, its interest out on E and then on D: the first data
+    satisfies it, the other copy is dropped as unsolicited."""
+    with c as y:
+        wait_up(y, fe)
+        route(y, "b007::", fe, 1)
+        route(y, "b007::", fd, 2)
+        y.do("strategy-set", {"prefix": u.a6("b007::"), "prefix-len": 16,
+                              "strategy": "load-balance"})
+        e0, d0 = counts(y, fe), counts(y, fd)
+        s0 = y.do("counters-get", {})["unsolicited"]
+    u.sh(f"tc -n {NS_P} qdisc add dev pa root netem delay 2000ms")
+    u.enter(NS_Q)
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.80.3.2", 40001))
+    s.settimeout(5)
+    pkt = u.pkt6(True, "b007:a:b:c::1", 1 << 19, lifetime=8000,
+                 src="fd00:80::3")
+    s.sendto(pkt, ("10.80.3.1", 9695))
+    with c as y:
+        first = wait_pending(y, fe, 1)
+    s.sendto(pkt, ("10.80.3.1", 9695))
+    try:
+        data = [s.recv(65535)]
+    except OSError:
+        data = []
+    with c as y:
+        end = time.monotonic() + 5
+        while counts(y, fe)[2] == e0[2] and time.monotonic() < end:
+            time.sleep(0.05)
+        e, d = counts(y, fe), counts(y, fd)
+        s1 = y.do("counters-get", {})["unsolicited"]
+        pit = y.do("counters-get", {})["pit-entries"]
+    s.settimeout(0.5)
+    try:
+        data.append(s.recv(65535))
+    except OSError:
+        pass
+    s.close()
+    u.sh(f"tc -n {NS_P} qdisc del dev pa root")
+    de = tuple(a - b for a, b in zip(e, e0))
+    dd = tuple(a - b for a, b in zip(d, d0))
+    u.tap(first == 1 and de == (1, 1, 1) and dd == (1, 1, 0) and
+          s1 - s0 == 1 and len(data) == 1 and pit == 0,
+          f"an interest sent again goes out a second face (load balance): "
+          f"D's data satisfies the entry once, the peer gets one packet, "
+          f"E's late copy is unsolicited (E out/in/unsolicited {de}, "
+          f"D {dd}, netns unsolicited +{s1 - s0}, {len(data)} packet(s), "
+          f"pit-entries {pit})")
+
+
+def wait_up(y, fid, secs=5.0):
+    end = time.monotonic() + secs
+    while not u.face_of(y, fid)["up"] and time.monotonic() < end:
+        time.sleep(0.05)
 
 
 def main():
@@ -250,7 +445,16 @@ def main():
     setup()
     c, p = u.Host(NS_C), u.Host(NS_P)
     test_drops(c, p)
-    test_fail(c)
+    la, lb = test_fail(c)
+    objs = [(f"b005:a:b:c::{i}", os.urandom(40000 + i)) for i in (1, 2)]
+    fds, fd, fe = failover_setup(c, p, la, lb, {
+        "b005:a:b:c::": objs, "b007:a:b:c::": [("b007:a:b:c::1",
+                                                b"seven" * 20)]})
+    test_failover(c, fd, la, objs[0][1])
+    test_failover_relay(c, fd, la, objs[1][1])
+    test_two_outs(c, fd, fe)
+    for f in fds:
+        u.libc.close(f)
     print(f"1..{u.ntest}", flush=True)
     return 1 if u.failed else 0
 

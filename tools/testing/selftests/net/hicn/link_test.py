@@ -4,7 +4,9 @@
 # Link state of UDP faces: a face goes down with its link and up again,
 # best route fails over to the other link in the middle of a transfer,
 # and interests pending on the only link fail with ENETUNREACH when it
-# goes.
+# goes.  The interests pending on the link that goes are sent again at
+# once by the forwarder through the other (hicn_stat failover_reforwards):
+# the consumer's fetch neither times out nor retransmits.
 #
 #   netns C (consumer)                              netns P (producer)
 #   ca 10.79.1.1/24 fd00:79::1 ---- veth a ---- pa 10.79.1.2/24 fd00:79::2
@@ -65,11 +67,17 @@ def sent(y, fid):
     return u.face_of(y, fid)["interests-out"]
 
 
-def fetch_bg(out):
+def fetch_bg(out, lifetime=1000):
     u.enter(NS_C)
     out["t0"] = time.monotonic()
-    out["got"] = u.fetch("b001:a:b:c::1", lifetime=1000)
+    out["info"] = {}
+    out["got"] = u.fetch("b001:a:b:c::1", lifetime=lifetime,
+                         info=out["info"])
     out["t1"] = time.monotonic()
+
+
+def reforwards(y):
+    return y.do("counters-get", {}).get("failover-reforwards", 0)
 
 
 def wait_sent(y, fid, n, secs=60.0):
@@ -179,6 +187,37 @@ def test_failover(c, fa, fb, big):
         wait_up(y, fa, 1)
 
 
+def test_failover_prompt(c, fa, fb, big):
+    """Link a down a third into a transfer with a long lifetime (10 s):
+    the interests pending on A are sent again by the forwarder through B
+    as soon as A goes down, so the consumer never waits for its
+    retransmission timeout: no timeout, no retransmission."""
+    out = {}
+    u.sh(f"tc -n {NS_P} qdisc add dev pa root netem rate 20mbit")
+    with c as y:
+        a0, b0, r0 = sent(y, fa), sent(y, fb), reforwards(y)
+        t = threading.Thread(target=fetch_bg, args=(out, 10000))
+        t.start()
+        wait_sent(y, fa, a0 + NSEG // 3)
+        t_down = time.monotonic()
+        link(NS_P, "pa", "down")
+        t.join(120)
+        got, hi = out.get("got"), out.get("info", {})
+        took = out.get("t1", t_down + 999) - t_down
+        r, b1 = reforwards(y) - r0, sent(y, fb)
+        u.tap(got == big and r >= 1 and b1 - b0 > NSEG // 10 and
+              hi.get("timeouts") == 0 and hi.get("retx") == 0,
+              f"link a down a third into the transfer: the forwarder sends "
+              f"the interests pending on A again through B at once "
+              f"(failover_reforwards +{r}, B +{b1 - b0}); the consumer "
+              f"never times out ({hi}, done {took:.1f} s after, "
+              f"{describe(got)})")
+    link(NS_P, "pa", "up")
+    u.sh(f"tc -n {NS_P} qdisc del dev pa root")
+    with c as y:
+        wait_up(y, fa, 1)
+
+
 def test_unreachable(c, fa, fb, big):
     out = {}
     with c as y:
@@ -253,6 +292,7 @@ def main():
     test_no_route(c, la)
     test_best_route(c, fa, fb, big)
     test_failover(c, fa, fb, big)
+    test_failover_prompt(c, fa, fb, big)
     test_unreachable(c, fa, fb, big)
     test_unreachable_rounds(c, fa, big)
     u.libc.close(pfd)

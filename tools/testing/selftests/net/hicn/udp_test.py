@@ -41,7 +41,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 AF = int(open("/sys/module/hicn/parameters/family").read())
 SOCK_CONS, SOCK_PROD, CONS_REL, PROD_REL = 7, 8, 1, 3
 SOL_HICN, HICN_PACKET_SIZE, HICN_CONTENT_EXPIRY = 300, 1, 2
-HICN_INTEREST_LIFETIME = 3
+HICN_INTEREST_LIFETIME, HICN_INFO = 3, 7
 CLONE_NEWNET = 0x40000000
 ENOENT, EEXIST, ENODEV, EINVAL, EADDRINUSE, EADDRNOTAVAIL = \
     2, 17, 19, 22, 98, 99
@@ -113,8 +113,19 @@ def setint(fd, opt, val):
     chk(libc.setsockopt(fd, SOL_HICN, opt, ctypes.byref(v), 4))
 
 
-def fetch(name, ver=0, lifetime=2000):
-    """A whole object (bytes), or the OSError."""
+def info_of(fd):
+    """The consumer counters of HICN_INFO that tell retransmissions."""
+    raw = ctypes.create_string_buffer(256)
+    n = ctypes.c_uint(256)
+    chk(libc.getsockopt(fd, SOL_HICN, HICN_INFO, raw, ctypes.byref(n)))
+    sent, retx = struct.unpack_from("=QQ", raw.raw, 16)
+    timeouts, = struct.unpack_from("=Q", raw.raw, 64)
+    return {"sent": sent, "retx": retx, "timeouts": timeouts}
+
+
+def fetch(name, ver=0, lifetime=2000, info=None):
+    """A whole object (bytes), or the OSError; @info, a dict, gets the
+    socket's info_of() at the end."""
     fd = chk(libc.socket(AF, SOCK_CONS, CONS_REL))
     try:
         setint(fd, HICN_INTEREST_LIFETIME, lifetime)
@@ -130,6 +141,8 @@ def fetch(name, ver=0, lifetime=2000):
     except OSError as e:
         return e
     finally:
+        if info is not None:
+            info.update(info_of(fd))
         libc.close(fd)
 
 
