@@ -32,7 +32,7 @@ mapfile -t RELS < <(make -s --no-print-directory -C "$TOP" "${MK_VARS[@]}" print
 tap_result $? "kernels to install for: ${RELS[*]}"
 
 mapfile -t PAGES < <(cd "$TOP" && ls Documentation/man/man*/*.[1-8])
-for p in man7/hicn.7 man7/psock.7 man8/hicnctl.8 man8/psockize.8; do
+for p in man7/hicn.7 man7/psock.7 man8/hicnctl.8 man8/psockize.8 man8/psock-gw.8; do
 	tap_check "man page $p exists" test -f "$TOP/Documentation/man/$p"
 done
 
@@ -48,7 +48,7 @@ tap_check "make install DESTDIR INSTALL_MOD_PATH" \
 
 P=$STAGE/usr/local
 expect=(include/linux/hicn.h include/linux/psock.h include/linux/hicn_netlink.h
-	include/linux/psock_netlink.h sbin/hicnctl bin/psockize
+	include/linux/psock_netlink.h sbin/hicnctl sbin/psock-gw bin/psockize
 	lib/psockize/libpsockize.so
 	share/bash-completion/completions/hicnctl share/hicn-psock/manifest)
 for p in "${PAGES[@]}"; do
@@ -82,6 +82,7 @@ tap_check "installed hicn(7) names version $VERSION" \
 	grep -q "^\.TH .*\"hicn-psock $VERSION\"" "$P/share/man/man7/hicn.7"
 tap_expect "installed hicnctl -V" "hicnctl $VERSION" "$P/sbin/hicnctl" -V
 tap_expect "installed psockize -V" "psockize $VERSION" "$P/bin/psockize" -V
+tap_expect "installed psock-gw -V" "psock-gw $VERSION" "$P/sbin/psock-gw" -V
 tap_expect "installed psockize names the installed library" \
 	"/usr/local/lib/psockize/libpsockize.so" \
 	sed -n 's/^LIB=\${PSOCKIZE_LIB:-\(.*\)}$/\1/p' "$P/bin/psockize"
