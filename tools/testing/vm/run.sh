@@ -180,12 +180,14 @@ selected_programs() {
 # psockize.sh (Debian's nginx, curl, wget, nc and iperf3 started a dozen
 # times: process starts, for data paths stream_test and bad_peer take
 # through the detectors; nginx's sendfile() reaches PSOCK through
-# pstripe_sendmsg(), stream_test's path).  make check-long (LONG=1)
-# leaves nothing out.
+# pstripe_sendmsg(), stream_test's path), and psock_gw.sh (the same
+# programs and Python peers around two psock-gw daemons: process starts
+# again, the PSOCK paths those tests take; the debug kernel has no
+# TPROXY either).  make check-long (LONG=1) leaves nothing out.
 if [ "${LONG:-0}" = 1 ]; then
 	DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-}
 else
-	DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-install/install.sh hicn/lib_examples.sh hicn/netlink.sh psock/netlink.sh psock/veth_transfer.sh psock/stream_test hicn/transfer_test psock/failover.sh hicn/mem_test psock/load_test hicn/memcg_test hicn/cycles_test hicn/modules.sh psock/modules.sh psock/flood_test hicn/fib_test.py hicn/path_test.py psock/psockize.sh}
+	DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-install/install.sh hicn/lib_examples.sh hicn/netlink.sh psock/netlink.sh psock/veth_transfer.sh psock/stream_test hicn/transfer_test psock/failover.sh hicn/mem_test psock/load_test hicn/memcg_test hicn/cycles_test hicn/modules.sh psock/modules.sh psock/flood_test hicn/fib_test.py hicn/path_test.py psock/psockize.sh psock/psock_gw.sh}
 fi
 debug_programs() {
 	# shellcheck disable=SC2086

@@ -1,0 +1,355 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# psock-gw(8), the TCP <-> PSOCK edge translator, between an unmodified
+# TCP client and server:
+#
+#  pgw-c (client)   pgw-i (ingress)            pgw-o (egress)    pgw-s (server)
+#  +------------+   +------------+  path 1     +------------+   +------------+
+#  | 10.73.0.1  |---| 10.73.0.2  |  10.73.1.x  |            |   |            |
+#  | default    |   |  10.73.1.1 |=============| 10.73.1.2  |   |            |
+#  | via .0.2   |   |  10.73.2.1 |=============| 10.73.2.2  |   |            |
+#  +------------+   |  TPROXY    |  path 2     | 10.73.3.1  |---| 10.73.3.2  |
+#                   +------------+  10.73.2.x  +------------+   +------------+
+#        TCP        psock-gw ingress   PSOCK   psock-gw egress    TCP: nginx,
+#                   :8080 :8090 :8081(-t)      :9000 :9001        psock_gw_peer
+#
+# Static flows: client -> 10.73.0.2:8080 -> egress :9000 -> nginx :8080,
+# client -> 10.73.0.2:8090 -> egress :9001 -> psock_gw_peer.py :8090.
+# Transparent flows (TPROXY, nft_tproxy): the client connects to
+# 10.73.3.2:{8080,8090,8091}; pgw-i's nft diverts them to the ingress's
+# IP_TRANSPARENT listener :8081, which carries the original destination
+# to egress :9000, whose allow-list holds 10.73.3.0/24:8080 and
+# 10.73.3.2:8090 (not :8091).  The egress signals path 2 (hicnctl psock
+# endpoint), round-robin driver, 2 data subflows (-n 2).
+#
+# (a) curl <- nginx through the pair, cmp; (b) the PSOCK connection
+# between the gateways has more than one subflow (counters of pgw-o,
+# bytes on path 2, hicnctl psock show); (c) backpressure: a server that
+# does not read stops the client's writes after a bounded amount, no
+# flow holds more than --buffer bytes in either daemon, and everything
+# arrives once the server reads; (d) half-close both ways; (e) the egress
+# refuses destinations outside its allow-list, headers it does not
+# know, and transparent flows when it has no allow-list; (f) 50
+# concurrent flows, intact, no descriptor left behind; SIGTERM ends the
+# daemons with status 0.  Transparent mode needs CONFIG_NFT_TPROXY (the
+# Debian kernels have it, the debug kernel not: skipped there).
+#
+# nginx comes from Debian's package unpacked into .cache/apps by
+# tools/testing/vm/setup.sh.
+
+cd "$(dirname "$0")" || exit 1
+. ../lib/tap_lib.sh
+
+TOP=$(cd ../../../../.. && pwd)
+GW=$TOP/userspace/psock-gw/psock-gw
+HICNCTL=$TOP/userspace/hicnctl/hicnctl
+NGINX=$TOP/.cache/apps/usr/sbin/nginx
+PEER=$PWD/psock_gw_peer.py
+C=pgw-c I=pgw-i O=pgw-o S=pgw-s
+SRV=10.73.3.2
+EGW=10.73.1.2
+BUF=65536		# psock-gw --buffer
+SIZE=4194304		# the file nginx serves
+BP_TOTAL=25165824	# what the backpressure client sends
+BP_MAX=4194304		# what it may get rid of while the server does not read
+TMP=$(mktemp -d)
+PIDS=()
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	for ns in $C $I $O $S; do ip netns del $ns 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+for p in "$GW" "$HICNCTL" "$NGINX" curl python3 nft; do
+	if ! command -v "$p" >/dev/null; then
+		tap_result 1 "$p is there (run tools/testing/vm/setup.sh and make)"
+		tap_done
+	fi
+done
+
+veth() {	# veth NS1 DEV1 ADDR1 NS2 DEV2 ADDR2
+	ip link add "$2" netns "$1" type veth peer name "$5" netns "$4" &&
+	ip -n "$1" addr add "$3"/24 dev "$2" && ip -n "$4" addr add "$6"/24 dev "$5" &&
+	ip -n "$1" link set "$2" up && ip -n "$4" link set "$5" up
+}
+
+setup() {
+	local ns p
+	modprobe sch_netem 2>/dev/null
+	for ns in $C $I $O $S; do
+		ip netns add $ns && ip -n $ns link set lo up || return 1
+		# Small socket buffers: what backpressure leaves in flight
+		# stays well below BP_MAX.
+		ip netns exec $ns sysctl -qw net.ipv4.tcp_rmem="4096 131072 262144" \
+			net.ipv4.tcp_wmem="4096 65536 262144" || return 1
+	done
+	veth $C c0 10.73.0.1 $I i0 10.73.0.2 &&
+	veth $I i1 10.73.1.1 $O o1 10.73.1.2 &&
+	veth $I i2 10.73.2.1 $O o2 10.73.2.2 &&
+	veth $O o3 10.73.3.1 $S s3 10.73.3.2 &&
+	ip -n $C route add default via 10.73.0.2 &&
+	ip -n $S route add default via 10.73.3.1 || return 1
+	for p in 1 2; do
+		tc -n $I qdisc add dev i$p root netem delay 1ms &&
+		tc -n $O qdisc add dev o$p root netem delay 1ms || return 1
+	done
+	for ns in $I $O; do
+		ip netns exec $ns sysctl -qw net.psock.driver=1 || return 1
+	done
+	"$HICNCTL" -n $O psock endpoint add 10.73.2.2 signal &&
+	"$HICNCTL" -n $I psock endpoint add 10.73.2.1 subflow
+}
+
+wait_listen() {		# wait_listen NS PORT
+	local i
+	for i in $(seq 100); do
+		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+counter() {		# counter NS NAME: /proc/net/psock
+	ip netns exec "$1" awk -v n="$2" '
+		NR == 1 { for (i = 2; i <= NF; i++) if ($i == n) c = i }
+		NR == 2 && c { print $c }' /proc/net/psock
+}
+
+path2_bytes() {
+	ip netns exec $O awk '$1 == "o2:" { print $2 + $10 }' /proc/net/dev
+}
+
+gw() {			# gw NAME NS ARGS...: start a daemon, log in $TMP/NAME.log
+	local name=$1 ns=$2
+	shift 2
+	ip netns exec "$ns" "$GW" "$@" -v -b $BUF -n 2 2> "$TMP/$name.log" &
+	PIDS+=($!)
+	eval "PID_$name=$!"
+}
+
+nfds() {		# descriptors of a process
+	ls /proc/"$1"/fd | wc -l
+}
+
+if ! setup; then
+	tap_result 1 "four namespaces, veth, netem, endpoints"
+	tap_done
+fi
+tap_result 0 "four namespaces, veth, netem, endpoints"
+
+# TPROXY in the ingress namespace: marked packets to 10.73.3.2's ports
+# are delivered locally, to the transparent listener.
+TPROXY=0
+if ip netns exec $I nft -f - 2>"$TMP/nft.err" <<EOF
+table ip pgw {
+	chain pre {
+		type filter hook prerouting priority mangle; policy accept;
+		ip daddr $SRV tcp dport { 8080, 8090, 8091 } tproxy to :8081 meta mark set 1 accept
+	}
+}
+EOF
+then
+	ip -n $I rule add fwmark 1 lookup 100 &&
+	ip -n $I route add local 0.0.0.0/0 dev lo table 100 && TPROXY=1
+fi
+[ $TPROXY = 1 ] || sed 's/^/# nft: /' "$TMP/nft.err"
+
+# ---- the server side, the daemons ----
+
+WWW=$TMP/www NGX=$TMP/nginx
+mkdir -p "$WWW" "$NGX" "$TMP/peer"
+head -c $SIZE /dev/urandom > "$WWW/file"
+head -c 262144 /dev/urandom > "$WWW/small"
+cat > "$NGX/nginx.conf" <<EOF
+user root;
+worker_processes 1;
+daemon off;
+pid $NGX/nginx.pid;
+error_log $NGX/error.log;
+events { worker_connections 256; }
+http {
+	access_log off;
+	client_body_temp_path $NGX/body;
+	proxy_temp_path $NGX/proxy;
+	fastcgi_temp_path $NGX/fastcgi;
+	uwsgi_temp_path $NGX/uwsgi;
+	scgi_temp_path $NGX/scgi;
+	default_type application/octet-stream;
+	sendfile on;
+	server { listen 8080; root $WWW; }
+}
+EOF
+ip netns exec $S "$NGINX" -p "$NGX" -c "$NGX/nginx.conf" -e "$NGX/error.log" &
+PIDS+=($!)
+ip netns exec $S python3 "$PEER" server "$TMP/peer" 8090 8091 &
+PIDS+=($!)
+
+gw e1 $O egress -l "[::]:9000" -r $SRV:8080 -a 10.73.3.0/24:8080 -a $SRV:8090
+gw e2 $O egress -l 0.0.0.0:9001 -r $SRV:8090
+gw i1 $I ingress -l 10.73.0.2:8080 -r $EGW:9000
+gw i2 $I ingress -l 10.73.0.2:8090 -r $EGW:9001 -m 64
+[ $TPROXY = 1 ] && gw it $I ingress -t -l 0.0.0.0:8081 -r $EGW:9000
+ok=0
+for l in "$S 8080" "$S 8090" "$S 8091" "$O 9000" "$O 9001" "$I 8080" "$I 8090"; do
+	wait_listen $l || { echo "# nothing listens on $l"; ok=1; }
+done
+[ $TPROXY = 1 ] && { wait_listen $I 8081 || ok=1; }
+tap_result $ok "nginx, the peer server, two egress and $((2 + TPROXY)) ingress daemons listen"
+
+# ---- (a) curl <- nginx, (b) subflows ----
+
+M_PO=$(counter $O PassiveOpens) M_SJ=$(counter $O SubflowsJoined)
+M_FB=$(counter $O Fallbacks) M_P2=$(path2_bytes)
+fetch() {		# fetch DESC URL
+	rm -f "$TMP/got"
+	ip netns exec $C timeout 60 curl -sS -o "$TMP/got" "$2" 2> "$TMP/curl.err"
+	local rc=$?
+	[ $rc -eq 0 ] && cmp -s "$WWW/file" "$TMP/got"
+	local r=$?
+	[ $r -eq 0 ] || sed 's/^/# curl: /' "$TMP/curl.err"
+	tap_result $r "$1: curl exit $rc, $(stat -c %s "$TMP/got" 2>/dev/null || echo 0) bytes, cmp"
+}
+fetch "(a) static: curl http://10.73.0.2:8080 through the pair" http://10.73.0.2:8080/file
+
+po=$(( $(counter $O PassiveOpens) - M_PO ))
+sj=$(( $(counter $O SubflowsJoined) - M_SJ ))
+fb=$(( $(counter $O Fallbacks) - M_FB ))
+p2=$(( $(path2_bytes) - M_P2 ))
+[ $po -eq 1 ] && [ $sj -ge 1 ] && [ $fb -eq 0 ] && [ $p2 -ge $((SIZE / 8)) ]
+tap_result $? "(b) one PSOCK connection between the gateways, $sj subflow(s) joined beside the control subflow, no fallback ($fb), path 2 carried $p2 bytes (want >= $((SIZE / 8)))"
+
+if [ $TPROXY = 1 ]; then
+	fetch "(a) transparent: curl http://$SRV:8080 diverted by TPROXY" http://$SRV:8080/file
+	grep -q "destination $SRV:8080" "$TMP/e1.log"
+	tap_result $? "(a) transparent: the egress got $SRV:8080 in the header"
+else
+	tap_result 0 "(a) transparent mode # SKIP no nft tproxy (CONFIG_NFT_TPROXY)"
+fi
+
+# ---- (d) half-close both ways ----
+
+out=$(ip netns exec $C timeout 30 python3 "$PEER" half 10.73.0.2 8090 1048576)
+tap_result $? "(d) client FIN first: the server reads to the end, its answer still arrives ($out)"
+out=$(ip netns exec $C timeout 30 python3 "$PEER" sfin 10.73.0.2 8090 524288)
+rc=$?
+sleep 0.5
+got=$(cat "$TMP/peer/sfin" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$got" = 262144 ]
+tap_result $? "(d) server FIN first: the client reads to the end, then sends 262144 bytes the server gets ($out; server got ${got:-nothing})"
+
+# ---- (e) the egress's allow-list, from a PSOCK client in pgw-i ----
+
+hdr() {			# hdr PORT TYPE DST DPORT [MAGIC]
+	ip netns exec $I timeout 30 python3 "$PEER" hdr $EGW "$@"
+}
+EMPTY="0 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+out=$(hdr 9000 1 $SRV 8090)
+[ "$out" = "reply: b'$EMPTY\\n'" ]
+tap_result $? "(e) header for $SRV:8090 (allowed): relayed ($out)"
+out=$(hdr 9000 1 $SRV 8091)
+sleep 0.3
+[ "${out#reply: }" != "b'$EMPTY\\n'" ] && [ ! -e "$TMP/peer/accepts.8091" ] &&
+	grep -q "destination $SRV:8091 not allowed, refused" "$TMP/e1.log"
+tap_result $? "(e) header for $SRV:8091 (not allowed): refused, the server saw no connection ($out)"
+out=$(hdr 9000 1 $SRV 8080 0x12345678)
+[ "${out#reply: }" != "b'$EMPTY\\n'" ] && grep -q "not a psock-gw version 1 header" "$TMP/e1.log"
+tap_result $? "(e) a header with a bad magic: refused ($out)"
+out=$(hdr 9001 1 $SRV 8090)
+[ "${out#reply: }" != "b'$EMPTY\\n'" ] && grep -q "destination $SRV:8090 not allowed" "$TMP/e2.log"
+tap_result $? "(e) an egress without --allow refuses transparent flows, even to its own --remote ($out)"
+
+if [ $TPROXY = 1 ]; then
+	out=$(ip netns exec $C timeout 30 python3 "$PEER" half $SRV 8090 65536)
+	tap_result $? "(e) transparent: $SRV:8090 (allowed) through TPROXY ($out)"
+	out=$(ip netns exec $C timeout 30 python3 "$PEER" half $SRV 8091 65536 2>&1 | tail -n 1)
+	sleep 0.3
+	[ ! -e "$TMP/peer/accepts.8091" ] &&
+		[ "$(grep -c "destination $SRV:8091 not allowed" "$TMP/e1.log")" -ge 2 ]
+	tap_result $? "(e) transparent: $SRV:8091 (not allowed) refused by the egress, the server saw no connection ($out)"
+else
+	tap_result 0 "(e) transparent mode # SKIP no nft tproxy (CONFIG_NFT_TPROXY)"
+fi
+
+# ---- (c) backpressure ----
+
+ip netns exec $C timeout 120 python3 "$PEER" sink 10.73.0.2 8090 $BP_TOTAL "$TMP/peer" \
+	> "$TMP/sink.out" 2>&1 &
+SINK=$!
+for i in $(seq 300); do
+	[ -e "$TMP/peer/stalled" ] && break
+	kill -0 $SINK 2>/dev/null || break
+	sleep 0.1
+done
+stalled=$(cat "$TMP/peer/stalled" 2>/dev/null)
+[ -n "$stalled" ] && [ "$stalled" -lt $BP_MAX ]
+tap_result $? "(c) a server that does not read: the client's writes stop after ${stalled:-?} bytes (want < $BP_MAX of $BP_TOTAL)"
+
+# While it is stalled: every flow of both daemons holds at most --buffer
+# bytes each way (SIGUSR1 logs them), and the PSOCK connection has its
+# subflows.
+: > "$TMP/dump"
+kill -USR1 $PID_i2 $PID_e2
+sleep 0.5
+cat "$TMP/i2.log" "$TMP/e2.log" | grep "relaying" > "$TMP/dump"
+sed 's/^/# /' "$TMP/dump"
+max=$(grep -o '[0-9]* buffered' "$TMP/dump" | awk 'BEGIN { m = -1 } $1 > m { m = $1 } END { print m }')
+[ "$(grep -c relaying "$TMP/dump")" -ge 2 ] && [ "$max" -ge 0 ] && [ "$max" -le $BUF ]
+tap_result $? "(c) SIGUSR1: the stalled flow holds at most $max bytes per direction in each daemon (bound $BUF)"
+sf=$("$HICNCTL" -n $I psock show 2>&1 | grep ':9001' | grep -o 'subflows [0-9]*' | head -n 1)
+echo "# hicnctl -n $I psock show: $sf"
+[ "${sf#subflows }" -ge 2 ] 2>/dev/null
+tap_result $? "(b) hicnctl psock show: the stalled flow's PSOCK connection has ${sf#subflows } subflows (want >= 2)"
+
+: > "$TMP/peer/go"
+wait $SINK
+sed 's/^/# sink: /' "$TMP/sink.out"
+want=$(sed -n 's/^sent \([0-9]* [0-9a-f]*\)$/\1/p' "$TMP/sink.out")
+got=$(cat "$TMP/peer/sink" 2>/dev/null)
+[ -n "$want" ] && [ "$want" = "$got" ] && [ "${want%% *}" = $BP_TOTAL ]
+tap_result $? "(c) once the server reads, all $BP_TOTAL bytes arrive intact (${got:-nothing})"
+
+# ---- (f) many flows ----
+
+sleep 0.5
+f0_i=$(nfds $PID_i2) f0_e=$(nfds $PID_e2)
+out=$(ip netns exec $C timeout 120 python3 "$PEER" echo 10.73.0.2 8090 50 65536)
+tap_result $? "(f) 50 concurrent flows of 64 KiB each way: $out"
+for i in $(seq 50); do
+	[ "$(nfds $PID_i2)" = "$f0_i" ] && [ "$(nfds $PID_e2)" = "$f0_e" ] && break
+	sleep 0.1
+done
+[ "$(nfds $PID_i2)" = "$f0_i" ] && [ "$(nfds $PID_e2)" = "$f0_e" ]
+tap_result $? "(f) no descriptor left behind (ingress $f0_i -> $(nfds $PID_i2), egress $f0_e -> $(nfds $PID_e2))"
+
+cpids=()
+for i in $(seq 10); do
+	ip netns exec $C timeout 60 curl -sS -o "$TMP/got.$i" http://10.73.0.2:8080/small &
+	cpids+=($!)
+done
+wait_ok=0
+for j in "${cpids[@]}"; do wait "$j" || wait_ok=1; done
+n=0
+for i in $(seq 10); do cmp -s "$WWW/small" "$TMP/got.$i" && n=$((n + 1)); done
+[ $wait_ok = 0 ] && [ $n = 10 ]
+tap_result $? "(f) 10 curl at once from nginx: $n intact"
+
+# ---- SIGTERM ----
+
+rc=0
+for name in i1 i2 e1 e2 $([ $TPROXY = 1 ] && echo it); do
+	eval "p=\$PID_$name"
+	kill -TERM "$p"
+	wait "$p"
+	s=$?
+	grep -q "exiting" "$TMP/$name.log" && [ $s -eq 0 ] || { echo "# $name: status $s"; rc=1; }
+done
+tap_result $rc "SIGTERM: every daemon exits with status 0"
+grep -h "psock-gw" "$TMP"/*.log | grep -v "flow [0-9]* (.*): \(accepted\|connected\|end of stream\|closed\|destination\)" |
+	head -n 40 | sed 's/^/# log: /'
+
+tap_done

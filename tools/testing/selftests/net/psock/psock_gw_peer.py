@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# The client and server ends of psock_gw.sh (plain TCP: the programs a
+# psock-gw pair carries never know about PSOCK).
+#
+#   psock_gw_peer.py server DIR PORT...      one thread per connection; the
+#                                            first 4 bytes name the mode
+#   psock_gw_peer.py sink ADDR PORT TOTAL DIR
+#   psock_gw_peer.py half ADDR PORT SIZE
+#   psock_gw_peer.py sfin ADDR PORT SIZE
+#   psock_gw_peer.py echo ADDR PORT FLOWS SIZE
+#   psock_gw_peer.py hdr ADDR PORT TYPE DST DPORT [MAGIC]   (PSOCK client)
+#
+# Server modes: SINK reads nothing until DIR/go exists, then reads to the
+# end and writes "BYTES SHA256" to DIR/sink; HALF reads to the end, then
+# answers "BYTES SHA256" and closes; SFIN sends SIZE (4 ASCII digits of
+# KiB after the mode) bytes and shuts its side, then reads to the end and
+# writes "BYTES" to DIR/sfin; ECHO echoes to the end.  Any connection
+# counts in DIR/accepts.PORT.
+import hashlib
+import os
+import select
+import socket
+import struct
+import sys
+import threading
+import time
+
+IPPROTO_PSOCK = 259
+
+
+def recv_all(c):
+    h, n = hashlib.sha256(), 0
+    while True:
+        d = c.recv(65536)
+        if not d:
+            return n, h.hexdigest()
+        h.update(d)
+        n += len(d)
+
+
+def pattern(size, seed=7):
+    return (hashlib.sha256(str(seed).encode()).digest() * (size // 32 + 1))[:size]
+
+
+def serve(c, d, port):
+    with open(os.path.join(d, "accepts.%d" % port), "a") as f:
+        f.write("1\n")
+    mode = b""
+    while len(mode) < 8:
+        r = c.recv(8 - len(mode))
+        if not r:
+            c.close()
+            return
+        mode += r
+    kind = mode[:4]
+    if kind == b"SINK":
+        while not os.path.exists(os.path.join(d, "go")):
+            time.sleep(0.1)
+        n, s = recv_all(c)
+        with open(os.path.join(d, "sink"), "w") as f:
+            f.write("%d %s\n" % (n, s))
+    elif kind == b"HALF":
+        n, s = recv_all(c)
+        c.sendall(("%d %s\n" % (n, s)).encode())
+    elif kind == b"SFIN":
+        c.sendall(pattern(int(mode[4:]) * 1024))
+        c.shutdown(socket.SHUT_WR)
+        n, s = recv_all(c)
+        with open(os.path.join(d, "sfin"), "w") as f:
+            f.write("%d\n" % n)
+    elif kind == b"ECHO":
+        while True:
+            r = c.recv(65536)
+            if not r:
+                break
+            c.sendall(r)
+    c.close()
+
+
+def server(d, ports):
+    socks = []
+    for p in ports:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("0.0.0.0", p))
+        s.listen(128)
+        socks.append(s)
+    while True:
+        rd, _, _ = select.select(socks, [], [])
+        for s in rd:
+            c, _ = s.accept()
+            threading.Thread(target=serve, args=(c, d, s.getsockname()[1]),
+                             daemon=True).start()
+
+
+def sink(addr, port, total, d):
+    """Send up to total bytes; print how many were accepted when nothing
+    more went for 3 s, then wait for DIR/go and send the rest."""
+    s = socket.create_connection((addr, port))
+    s.sendall(b"SINK0000")
+    s.setblocking(False)
+    data = pattern(total)
+    sent, stalled = 0, False
+    h = hashlib.sha256(data)
+    while sent < total:
+        _, w, _ = select.select([], [s], [], 3)
+        if not w:
+            if not stalled:
+                print("stalled %d" % sent, flush=True)
+                with open(os.path.join(d, "stalled"), "w") as f:
+                    f.write("%d\n" % sent)
+                stalled = True
+                while not os.path.exists(os.path.join(d, "go")):
+                    time.sleep(0.1)
+            continue
+        try:
+            sent += s.send(data[sent:sent + 262144])
+        except BlockingIOError:
+            pass
+    if not stalled:
+        print("never stalled", flush=True)
+    s.setblocking(True)
+    s.shutdown(socket.SHUT_WR)
+    s.recv(1)
+    print("sent %d %s" % (sent, h.hexdigest()), flush=True)
+
+
+def half(addr, port, size):
+    """Client FIN first: the answer must still come back."""
+    s = socket.create_connection((addr, port))
+    data = b"HALF0000" + pattern(size)
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+    ans = s.recv(4096).decode().split()
+    want = [str(size), hashlib.sha256(pattern(size)).hexdigest()]
+    ok = ans == want and s.recv(1) == b""
+    print("half: answer %s, want %s" % (ans, want))
+    return 0 if ok else 1
+
+
+def sfin(addr, port, size):
+    """Server FIN first: read it all, then still send."""
+    s = socket.create_connection((addr, port))
+    s.sendall(b"SFIN%04d" % (size // 1024))
+    n, h = recv_all(s)
+    ok = n == size and h == hashlib.sha256(pattern(size)).hexdigest()
+    time.sleep(0.5)
+    s.sendall(pattern(size // 2, 9))	# after the server's FIN
+    s.shutdown(socket.SHUT_WR)
+    s.settimeout(10)
+    ok = ok and s.recv(1) == b""
+    print("sfin: received %d bytes (%s), sent %d after the server's FIN" %
+          (n, "intact" if ok else "wrong", size // 2))
+    return 0 if ok else 1
+
+
+def echo_one(addr, port, size, i, res):
+    try:
+        s = socket.create_connection((addr, port), timeout=60)
+        data = pattern(size, i)
+        t = threading.Thread(target=s.sendall, args=(b"ECHO0000" + data,))
+        t.start()
+        got = b""
+        while len(got) < len(data):
+            r = s.recv(65536)
+            if not r:
+                break
+            got += r
+        t.join()
+        s.shutdown(socket.SHUT_WR)
+        res[i] = got == data and s.recv(1) == b""
+        s.close()
+    except OSError as e:
+        print("flow %d: %s" % (i, e))
+        res[i] = False
+
+
+def echo(addr, port, flows, size):
+    res = [False] * flows
+    ts = [threading.Thread(target=echo_one, args=(addr, port, size, i, res))
+          for i in range(flows)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    print("echo: %d of %d flows intact" % (sum(res), flows))
+    return 0 if all(res) else 1
+
+
+def hdr(addr, port, typ, dst, dport, magic=0x50534757):
+    """A PSOCK client speaking the psock-gw header to an egress itself."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_PSOCK)
+    s.settimeout(20)
+    s.connect((addr, port))
+    a = b"\0" * 10 + b"\xff\xff" + socket.inet_aton(dst)
+    s.sendall(struct.pack("!IBBH16s", magic, 1, typ, dport, a) + b"HALF0000")
+    s.shutdown(socket.SHUT_WR)
+    try:
+        got = s.recv(4096)
+    except OSError as e:
+        got = str(e).encode()
+    print("reply: %r" % got)
+    return 0
+
+
+def main(a):
+    if a[0] == "server":
+        server(a[1], [int(p) for p in a[2:]])
+    elif a[0] == "sink":
+        sink(a[1], int(a[2]), int(a[3]), a[4])
+    elif a[0] == "half":
+        return half(a[1], int(a[2]), int(a[3]))
+    elif a[0] == "sfin":
+        return sfin(a[1], int(a[2]), int(a[3]))
+    elif a[0] == "echo":
+        return echo(a[1], int(a[2]), int(a[3]), int(a[4]))
+    elif a[0] == "hdr":
+        return hdr(a[1], int(a[2]), int(a[3]), a[4], int(a[5]),
+                   int(a[6], 0) if len(a) > 6 else 0x50534757)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
