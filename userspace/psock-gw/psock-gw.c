@@ -500,35 +500,54 @@ static int flow_header(struct flow *f)
 
 /* ---- relaying ---- */
 
-/* Move what can be moved in direction i (from fd[i] to fd[!i]).
- * Returns -1 on an error of either socket.
+/* Move what can be moved in direction i (from fd[i] to fd[!i]): read
+ * and write until both would block (or PUMP_ROUNDS rounds, to let the
+ * other flows in), so that nothing depends on which event came.  fd[1]
+ * is read and fd[!i] written only once connected.  Returns -1 on an
+ * error of either socket.
  */
-static int pump(struct flow *f, int i, bool can_read, bool can_write)
+#define PUMP_ROUNDS	16
+
+static int pump(struct flow *f, int i)
 {
+	bool rd = f->state == F_RELAY || i == 0;
+	bool wr = f->state == F_RELAY;
 	struct dir *d = &f->d[i];
+	bool progress = true;
+	int round;
 	ssize_t n;
 
-	if (can_read && !d->eof && d->len < cfg.bufsz) {
-		n = recv(f->fd[i], d->buf + d->len, cfg.bufsz - d->len, 0);
-		if (n > 0)
-			d->len += n;
-		else if (n == 0)
-			d->eof = true;
-		else if (errno != EAGAIN && errno != EINTR)
-			return -1;
-	}
-	if (can_write && d->off < d->len) {
-		n = send(f->fd[!i], d->buf + d->off, d->len - d->off,
-			 MSG_NOSIGNAL);
-		if (n > 0) {
-			d->off += n;
-			d->bytes += n;
-		} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-			return -1;
+	for (round = 0; progress && round < PUMP_ROUNDS; round++) {
+		progress = false;
+		if (rd && !d->eof && d->len < cfg.bufsz) {
+			n = recv(f->fd[i], d->buf + d->len, cfg.bufsz - d->len, 0);
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return -1;
+			if (n > 0) {
+				d->len += n;
+				progress = true;
+			} else if (n == 0) {
+				d->eof = true;
+			} else {
+				rd = false;
+			}
 		}
-		if (d->off == d->len) {
-			d->off = 0;
-			d->len = 0;
+		if (wr && d->off < d->len) {
+			n = send(f->fd[!i], d->buf + d->off, d->len - d->off,
+				 MSG_NOSIGNAL);
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return -1;
+			if (n > 0) {
+				d->off += n;
+				d->bytes += n;
+				progress = true;
+			} else {
+				wr = false;
+			}
+			if (d->off == d->len) {
+				d->off = 0;
+				d->len = 0;
+			}
 		}
 	}
 	if (d->eof && d->off == d->len && !d->shut && f->state == F_RELAY) {
@@ -588,7 +607,6 @@ static int flow_hdr_read(struct flow *f)
 static void flow_event(struct flow *f, int side, unsigned int events)
 {
 	const char *why = "error";
-	bool rd, wr;
 	int e, i;
 
 	if (f->dead)
@@ -612,7 +630,6 @@ static void flow_event(struct flow *f, int side, unsigned int events)
 			goto arm;
 		f->state = F_RELAY;
 		info("flow %lu (%s): connected", f->id, f->peer);
-		events = EPOLLOUT;
 	}
 	if (events & EPOLLERR) {
 		e = sock_error(f->fd[side]);
@@ -621,14 +638,9 @@ static void flow_event(struct flow *f, int side, unsigned int events)
 			goto error;
 		}
 	}
-	for (i = 0; i < 2; i++) {
-		/* direction i reads fd[i] and writes fd[!i] */
-		rd = side == i && (events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP));
-		wr = side == !i && (events & (EPOLLOUT | EPOLLHUP)) &&
-		     f->state == F_RELAY;
-		if ((rd || wr) && pump(f, i, rd, wr) < 0)
+	for (i = 0; i < 2; i++)
+		if (pump(f, i) < 0)
 			goto error;
-	}
 	if (f->d[0].shut && f->d[1].shut) {
 		flow_end(f, false, "closed");
 		return;
