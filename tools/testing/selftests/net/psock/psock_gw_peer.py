@@ -158,7 +158,7 @@ def sfin(addr, port, size):
 
 def echo_one(addr, port, size, i, res):
     try:
-        s = socket.create_connection((addr, port), timeout=60)
+        s = socket.create_connection((addr, port), timeout=30)
         data = pattern(size, i)
         t = threading.Thread(target=s.sendall, args=(b"ECHO0000" + data,))
         t.start()
