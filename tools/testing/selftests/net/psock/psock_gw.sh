@@ -55,6 +55,7 @@ BP_TOTAL=25165824	# what the backpressure client sends
 BP_MAX=4194304		# what it may get rid of while the server does not read
 TMP=$(mktemp -d)
 PIDS=()
+. ./ns_lib.sh
 
 cleanup() {
 	local p
@@ -103,21 +104,6 @@ setup() {
 	done
 	"$HICNCTL" -n $O psock endpoint add 10.73.2.2 signal &&
 	"$HICNCTL" -n $I psock endpoint add 10.73.2.1 subflow
-}
-
-wait_listen() {		# wait_listen NS PORT
-	local i
-	for i in $(seq 100); do
-		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-counter() {		# counter NS NAME: /proc/net/psock
-	ip netns exec "$1" awk -v n="$2" '
-		NR == 1 { for (i = 2; i <= NF; i++) if ($i == n) c = i }
-		NR == 2 && c { print $c }' /proc/net/psock
 }
 
 path2_bytes() {

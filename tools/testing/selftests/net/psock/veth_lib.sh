@@ -15,6 +15,8 @@
 #   | fd71:2::1/64         |   5ms, 20 Mbit/s        | fd71:2::2/64         |
 #   +----------------------+   each direction        +----------------------+
 
+. ./ns_lib.sh
+
 A=psk-a
 B=psk-b
 TMP=$(mktemp -d)
@@ -48,23 +50,6 @@ setup() {
 	tc -n $B qdisc add dev veth-b2 root netem delay 5ms rate 20mbit &&
 	ip netns exec $A sysctl -qw net.psock.hello_timeout_ms=500 &&
 	ip netns exec $B sysctl -qw net.psock.hello_timeout_ms=500
-}
-
-# Wait until something listens on $1's TCP port $2.
-wait_listen() {
-	local i
-	for i in $(seq 100); do
-		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# A counter of netns $1's /proc/net/psock: counter NETNS NAME
-counter() {
-	ip netns exec "$1" awk -v n="$2" '
-		NR == 1 { for (i = 2; i <= NF; i++) if ($i == n) c = i }
-		NR == 2 && c { print $c }' /proc/net/psock
 }
 
 # close() that gave up waiting for the peer's acks, in both namespaces.
