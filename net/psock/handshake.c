@@ -3,6 +3,33 @@
  * PSOCK handshake: the hello messages, the client's handshake and its
  * fallback to plain TCP, the server hello and the client hello on the
  * server side.
+ *
+ * Optimistic connect (PSOCK_OPTIMISTIC)
+ * ------------------
+ * The client's probe is PSTRIPE_PROBE_OPT, and connect() returns once it
+ * is out: the connection is plain TCP on subflow 0 (@fallback) but
+ * undecided (@opt).  The application's bytes go out plain at once, at most
+ * PSTRIPE_OPT_MAX of them while undecided (more once the hello timeout
+ * passed, @opt_over).  The server's first bytes decide:
+ *
+ * - a server hello, with at most PSTRIPE_OPT_MAX plain bytes sent and our
+ *   end of the stream not sent: we send PSTRIPE_PROBE_OPT as urgent data
+ *   again (the mark: the plain bytes end there), our client hello, and
+ *   turn striped (@opt_switched; the socket is in TCP_SYN_SENT again while
+ *   the data subflows join, so calls wait as during connect()).  Our
+ *   blocks start at 1: the plain bytes are the server's block 0;
+ * - a server hello after more than PSTRIPE_OPT_MAX plain bytes or our
+ *   FIN: consumed, and plain TCP for good (the server saw that many
+ *   plain bytes, or our FIN, without a mark: plain TCP too);
+ * - anything else, or the end of the stream: plain TCP.
+ *
+ * The server (listener.c, PSTRIPE_SF_OPT_*) answers the probe with its
+ * hello and leaves the plain bytes in TCP's queue until the mark comes:
+ * then it reads them into a block (pstripe_opt_mark()), which becomes
+ * block 0 of the child (pstripe_opt_adopt()).  More than PSTRIPE_OPT_MAX
+ * plain bytes, or the end of the stream, before a mark: plain TCP.  A
+ * plain TCP server never sends a hello, so the client never marks, and
+ * sees the probe (urgent, out of band) nowhere in its stream.
  */
 
 #include <linux/jiffies.h>
@@ -114,12 +141,21 @@ void pstripe_established(struct pstripe_sock *ps)
 	if (ps->fallback) {
 		ps->stream_cnt = 1;
 		ps->neg_driver = PSOCK_DRIVER_POLL_ALL;
-		pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_FALLBACKS);
+		/* Optimistic: counted once it is decided (pstripe_opt_plain()). */
+		if (!ps->opt)
+			pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_FALLBACKS);
 	}
 	/* A child keeps the socket it was made with until accept(). */
-	pstripe_mib_inc(sock_net(sk), ps->csock ? PSTRIPE_MIB_PASSIVE_OPENS :
-						  PSTRIPE_MIB_ACTIVE_OPENS);
+	if (!ps->opt_switched)
+		pstripe_mib_inc(sock_net(sk),
+				ps->csock ? PSTRIPE_MIB_PASSIVE_OPENS :
+					    PSTRIPE_MIB_ACTIVE_OPENS);
 	ps->rcv_cur = -1;
+	/* Block 0 of an optimistic client, kept (pstripe_opt_adopt()). */
+	if (!list_empty(&ps->ooo) &&
+	    list_first_entry(&ps->ooo, struct pstripe_blk, node)->seq ==
+	    ps->rcv_seq)
+		ps->rcv_cur = PSTRIPE_CUR_OOO;
 	ps->nlive = ps->nsf;
 	/* The connection's peer is the control subflow's, for good. */
 	if (ps->sf[0]) {
@@ -130,7 +166,9 @@ void pstripe_established(struct pstripe_sock *ps)
 	}
 	for (i = 0; i < ps->nsf; i++) {
 		pstripe_sf_note_ports(ps->sf[i]);
-		pstripe_nl_sf_established(ps->sf[i]);
+		/* Subflow 0 of a switched connection was announced already. */
+		if (i || !ps->opt_switched)
+			pstripe_nl_sf_established(ps->sf[i]);
 	}
 	/* A client opens dead subflows again: the control one's route. */
 	if (!ps->csock && !ps->fallback && ps->stream_cnt > 1)
@@ -184,6 +222,16 @@ static int pstripe_client_hello(struct pstripe_sock *ps,
 	pstripe_negotiate(ps, h);
 	ps->token = be64_to_cpu(h->token);
 
+	if (ps->opt_switched) {
+		u8 mark = PSTRIPE_PROBE_OPT;
+
+		/* The end of our plain bytes; our blocks start after them. */
+		r = pstripe_sf_send(sf0, &mark, 1, MSG_OOB);
+		if (r != 1)
+			return r < 0 ? r : -EPROTO;
+		ps->snd_seq = ps->opt_sent ? 1 : 0;
+		ps->snd_una = ps->snd_seq;
+	}
 	pstripe_hello_fill(ps, &c, PSTRIPE_MSG_CHELLO);
 	c.n = ps->stream_cnt;
 	c.token = h->token;
@@ -222,6 +270,89 @@ static void pstripe_late_done(struct pstripe_sock *ps)
 }
 
 /*
+ * Optimistic client, decided: plain TCP for good.  A server hello that
+ * still comes first is consumed without an answer (pstripe_late_hello()).
+ */
+void pstripe_opt_plain(struct pstripe_sock *ps)
+{
+	sock_owned_by_me(ps_sk(ps));
+	if (!ps->opt)
+		return;
+	ps->opt = 0;
+	ps->plain_sent = true;
+	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_FALLBACKS);
+	pstripe_wake(ps_sk(ps));
+}
+
+/* Optimistic client, a whole server hello first: turn striped. */
+static int pstripe_opt_switch(struct pstripe_sock *ps,
+			      struct pstripe_hello *msgs)
+{
+	struct sock *sk = ps_sk(ps);
+	int r;
+
+	pstripe_late_done(ps);
+	ps->opt = 0;
+	ps->fallback = false;
+	ps->opt_switched = true;
+	ps->phase = PSTRIPE_PH_SHELLO;
+	r = pstripe_client_hello(ps, msgs);
+	if (r)
+		return r;
+	if (ps->stream_cnt == 1) {
+		pstripe_established(ps);
+		return 0;
+	}
+	/* Calls wait for the joins as they would in connect(). */
+	pstripe_set_state(sk, TCP_SYN_SENT);
+	pstripe_kick(ps);
+	return 0;
+}
+
+/*
+ * Optimistic client, undecided: the server's first bytes decide (see
+ * "Optimistic connect" above).  0: go on (decided or not), -EAGAIN: part
+ * of a hello is there, <0 a bad hello.
+ */
+static int pstripe_opt_hello(struct pstripe_sock *ps)
+{
+	struct pstripe_hello msgs[1 + PSOCK_ADDR_MAX];
+	struct sock *sk = ps_sk(ps);
+	int r, len = sizeof(msgs[0]);
+
+	r = pstripe_sf_recv(ps->sf[0], msgs, sizeof(msgs), MSG_PEEK);
+	if (r == -EAGAIN) {
+		if (ps->opt_over)
+			return 0;
+		if (time_after_eq(jiffies, ps->deadline)) {
+			ps->opt_over = true;
+			pstripe_wake(sk);
+		} else {
+			pstripe_schedule(ps, ps->deadline - jiffies);
+		}
+		return 0;
+	}
+	if (r <= 0 || !pstripe_hello_prefix((u8 *)msgs, r, PSTRIPE_MSG_SHELLO)) {
+		pstripe_opt_plain(ps);
+		return pstripe_late_hello(ps);
+	}
+	if (r >= len && msgs[0].n > PSOCK_ADDR_MAX)
+		return -EPROTO;
+	if (r >= len)
+		len = (1 + msgs[0].n) * sizeof(msgs[0]);
+	if (r < len) {
+		WRITE_ONCE(ps->late_need, len);
+		return -EAGAIN;
+	}
+	if (ps->opt_sent > PSTRIPE_OPT_MAX ||
+	    (sk->sk_shutdown & SEND_SHUTDOWN)) {
+		pstripe_opt_plain(ps);
+		return pstripe_late_hello(ps);
+	}
+	return pstripe_opt_switch(ps, msgs);
+}
+
+/*
  * After pstripe_fallback_late(), at the first bytes of the server: a whole
  * server hello (with its address messages) is consumed and, unless the
  * application has sent something already (the server then took the
@@ -238,6 +369,8 @@ int pstripe_late_hello(struct pstripe_sock *ps)
 	sock_owned_by_me(ps_sk(ps));
 	if (!ps->late_hello)
 		return 0;
+	if (ps->opt)
+		return pstripe_opt_hello(ps);
 	r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
 	if (r == -EAGAIN)
 		return 0;
@@ -362,12 +495,27 @@ static void pstripe_join_step(struct pstripe_sock *ps)
 	pstripe_established(ps);
 }
 
+/* Optimistic: connected as plain TCP, undecided, at once. */
+static void pstripe_opt_start(struct pstripe_sock *ps)
+{
+	int r;
+
+	ps->opt = PSTRIPE_OPT_WAIT;
+	ps->opt_sent = 0;
+	WRITE_ONCE(ps->late_hello, true);
+	pstripe_fallback(ps);
+	/* A hello already there, or the timeout to watch. */
+	r = pstripe_late_hello(ps);
+	if (r && r != -EAGAIN)
+		pstripe_abort(ps, -EPROTO);
+}
+
 void pstripe_connect_work(struct pstripe_sock *ps)
 {
 	struct pstripe_subflow *sf0 = ps->sf[0];
 	struct sock *sk = ps_sk(ps);
 	struct pstripe_hello h, msgs[1 + PSOCK_ADDR_MAX];
-	u8 probe = PSTRIPE_PROBE;
+	u8 probe = ps->optimistic ? PSTRIPE_PROBE_OPT : PSTRIPE_PROBE;
 	int st, r;
 
 	switch (ps->phase) {
@@ -391,6 +539,10 @@ void pstripe_connect_work(struct pstripe_sock *ps)
 		}
 		ps->phase = PSTRIPE_PH_SHELLO;
 		ps->deadline = jiffies + pstripe_hello_jiffies(sk);
+		if (ps->optimistic) {
+			pstripe_opt_start(ps);
+			return;
+		}
 		fallthrough;
 	case PSTRIPE_PH_SHELLO:
 		r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
@@ -487,6 +639,105 @@ int pstripe_send_server_hello(struct pstripe_sock *lps,
 	return r == len ? 0 : (r < 0 ? r : -EPROTO);
 }
 
+/*
+ * Server, an optimistic client's probe just read: its plain bytes start
+ * after it.  Its urgent pointer is the probe's until the client marks.
+ */
+void pstripe_opt_probed(struct pstripe_subflow *sf)
+{
+	struct sock *ssk = sf->sock->sk;
+
+	lock_sock(ssk);
+	sf->opt = PSTRIPE_SF_OPT_RAW;
+	sf->opt_seq = tcp_sk(ssk)->urg_seq + 1;
+	release_sock(ssk);
+}
+
+/* Where is the client's mark?  Under the subflow's socket lock. */
+struct pstripe_opt_look {
+	u32	raw;	/* plain bytes before the mark, or queued if none */
+	bool	known;	/* the mark's urgent pointer came */
+	bool	valid;	/* ... and its byte */
+	bool	done;	/* no mark can come: end of stream, error */
+};
+
+static void pstripe_opt_look(struct pstripe_subflow *sf,
+			     struct pstripe_opt_look *l)
+{
+	struct sock *ssk = sf->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	lock_sock(ssk);
+	l->known = (tp->urg_data & (TCP_URG_NOTYET | TCP_URG_VALID)) &&
+		   !before(tp->urg_seq, sf->opt_seq);
+	l->valid = l->known && (tp->urg_data & TCP_URG_VALID);
+	l->raw = (l->known ? tp->urg_seq : tp->rcv_nxt) - sf->opt_seq;
+	l->done = (ssk->sk_shutdown & RCV_SHUTDOWN) || ssk->sk_err ||
+		  ssk->sk_state != TCP_ESTABLISHED;
+	release_sock(ssk);
+}
+
+/*
+ * Server, an optimistic client after our hello: its plain bytes up to its
+ * mark are read into @sf->opt_blk and the mark consumed; the client hello
+ * follows.  0 once marked, 1 plain TCP (more plain bytes than a client
+ * may send before its mark, or the end of the stream before it), -EAGAIN
+ * not yet, other <0 refuse.
+ */
+int pstripe_opt_mark(struct pstripe_sock *lps, struct pstripe_subflow *sf)
+{
+	struct pstripe_opt_look l;
+	struct pstripe_blk *blk = NULL;
+	u8 mark;
+
+	if (sf->opt == PSTRIPE_SF_OPT_MARKED)
+		return 0;
+	pstripe_opt_look(sf, &l);
+	if (!l.known)
+		return l.raw > PSTRIPE_OPT_MAX || l.done ? 1 : -EAGAIN;
+	if (l.raw > PSTRIPE_OPT_MAX)
+		return -EPROTO;
+	if (!l.valid)
+		return l.done ? -EPROTO : -EAGAIN;
+	if (l.raw) {
+		blk = pstripe_blk_alloc(lps, l.raw);
+		if (!blk)
+			return -ENOMEM;
+		blk->size = l.raw;
+		if (pstripe_sf_recv(sf, blk->data, l.raw, 0) != l.raw)
+			goto bad;
+	}
+	if (pstripe_sf_recv(sf, &mark, 1, MSG_OOB) != 1 ||
+	    mark != PSTRIPE_PROBE_OPT)
+		goto bad;
+	sf->opt_blk = blk;
+	sf->opt = PSTRIPE_SF_OPT_MARKED;
+	return 0;
+bad:
+	if (blk)
+		pstripe_blk_free(blk);
+	return -EPROTO;
+}
+
+/*
+ * The client's plain bytes become block 0 of @child, which takes over
+ * their memory; the client's blocks start at 1.
+ */
+void pstripe_opt_adopt(struct pstripe_sock *child, struct pstripe_subflow *sf)
+{
+	struct pstripe_blk *blk = sf->opt_blk;
+
+	sf->opt = 0;
+	if (!blk)
+		return;
+	sf->opt_blk = NULL;
+	blk->seq = 0;
+	blk->sf = -1;
+	atomic_add(sizeof(*blk) + blk->size, &ps_sk(child)->sk_rmem_alloc);
+	list_add_tail(&blk->node, &child->ooo);
+	WRITE_ONCE(child->ooo_cnt, child->ooo_cnt + 1);
+}
+
 /* The client hello completes a PSOCK connection's control subflow. */
 void pstripe_pending_chello(struct pstripe_sock *lps,
 			    struct pstripe_subflow *sf,
@@ -498,16 +749,17 @@ void pstripe_pending_chello(struct pstripe_sock *lps,
 	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h) ||
 	    be64_to_cpu(h.token) != sf->token)
 		goto refuse;
-	if (!h.n) {
+	if (!h.n && !sf->opt) {
 		/* The client fell back on its timeout, before our hello. */
 		pstripe_pending_plain(lps, sf, reap);
 		return;
 	}
-	if (!pstripe_hello_sane(&h))
+	if (!pstripe_hello_sane(&h) || !h.n)
 		goto refuse;
 	child = pstripe_child_adopt(lps, sf);
 	if (!child)
 		goto refuse;
+	pstripe_opt_adopt(child, sf);
 	pstripe_negotiate(child, &h);
 	child->token = sf->token;
 	if (h.n != child->stream_cnt) {

@@ -653,6 +653,9 @@ static int pstripe_recv_plain(struct pstripe_sock *ps, struct msghdr *msg,
 	r = pstripe_late_hello(ps);
 	if (r)
 		return r;
+	/* An optimistic connection that turned striped: read it so. */
+	if (!ps->fallback)
+		return -EAGAIN;
 	/* An error a read that returned data left (pstripe_recvmsg()). */
 	if (READ_ONCE(ps_sk(ps)->sk_err))
 		return sock_error(ps_sk(ps));

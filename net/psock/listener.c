@@ -649,7 +649,20 @@ static void pstripe_step_chello(struct pstripe_sock *lps,
 	struct pstripe_hello h;
 	int r;
 
-	r = pstripe_sf_recv(sf, &h, sizeof(h), MSG_PEEK);
+	if (sf->opt) {
+		/* An optimistic client: its plain bytes end at its mark. */
+		r = pstripe_opt_mark(lps, sf);
+		if (r == 1) {
+			pstripe_pending_plain(lps, sf, reap);
+			return;
+		}
+		if (r && r != -EAGAIN) {
+			pstripe_pend_refuse(lps, sf, reap);
+			return;
+		}
+	}
+	r = sf->opt == PSTRIPE_SF_OPT_RAW ? -EAGAIN :
+	    pstripe_sf_recv(sf, &h, sizeof(h), MSG_PEEK);
 	if (r == sizeof(h) &&
 	    pstripe_hello_prefix((u8 *)&h, r, PSTRIPE_MSG_CHELLO)) {
 		pstripe_pending_chello(lps, sf, reap);
@@ -658,10 +671,14 @@ static void pstripe_step_chello(struct pstripe_sock *lps,
 	/*
 	 * Data that is no control message, or the end of the stream: the
 	 * client fell back on its timeout and its application spoke first;
-	 * it drops our hello.
+	 * it drops our hello.  After an optimistic client's mark, only its
+	 * client hello may come.
 	 */
 	if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)&h, min(r, 4), 0))) {
-		pstripe_pending_plain(lps, sf, reap);
+		if (sf->opt)
+			pstripe_pend_refuse(lps, sf, reap);
+		else
+			pstripe_pending_plain(lps, sf, reap);
 		return;
 	}
 	if (r == -EAGAIN && !expired)
@@ -694,6 +711,8 @@ static void pstripe_step_probe(struct pstripe_sock *lps,
 		return;
 	}
 	pstripe_sf_recv(sf, &oob, 1, MSG_OOB);
+	if (oob == PSTRIPE_PROBE_OPT)
+		pstripe_opt_probed(sf);
 	if (pstripe_send_server_hello(lps, sf)) {
 		pstripe_pend_reap(lps, sf, reap);
 		return;
@@ -724,7 +743,7 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 
 	/* FIRST or BLOCKED: the urgent probe comes before any data. */
 	r = pstripe_sf_recv(sf, &oob, 1, MSG_OOB | MSG_PEEK);
-	if (r == 1 && oob == PSTRIPE_PROBE) {
+	if (r == 1 && (oob == PSTRIPE_PROBE || oob == PSTRIPE_PROBE_OPT)) {
 		pstripe_step_probe(lps, sf, expired, reap);
 		return;
 	}

@@ -531,18 +531,53 @@ bool pstripe_acks_urgent(struct pstripe_sock *ps)
 		!pstripe_rtx_room(ps, PSTRIPE_BLK_MAX));
 }
 
+/*
+ * An undecided optimistic client sends at most PSTRIPE_OPT_MAX plain bytes
+ * before the hello timeout (handshake.c); 0: no more for now.
+ */
+static size_t pstripe_opt_room(const struct pstripe_sock *ps)
+{
+	if (!ps->opt || ps->opt_over)
+		return SIZE_MAX;
+	return PSTRIPE_OPT_MAX - min_t(u32, ps->opt_sent, PSTRIPE_OPT_MAX);
+}
+
+/* Lockless: may the application write now (pstripe_snd_ready())? */
+bool pstripe_opt_may_send(const struct pstripe_sock *ps)
+{
+	return !READ_ONCE(ps->opt) || READ_ONCE(ps->opt_over) ||
+	       READ_ONCE(ps->opt_sent) < PSTRIPE_OPT_MAX;
+}
+
 int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
 {
 	struct pstripe_subflow *sf = ps->sf[0];
 	unsigned int flags = msg->msg_flags;
+	size_t room = pstripe_opt_room(ps);
+	size_t left = msg_data_left(msg);
 	int r;
 
+	if (!room)
+		return -EAGAIN;
+	if (left > room)
+		iov_iter_truncate(&msg->msg_iter, room);
 	msg->msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
 	r = sock_sendmsg(sf->sock, msg);
 	msg->msg_flags = flags;
+	if (left > room)
+		iov_iter_reexpand(&msg->msg_iter,
+				  msg_data_left(msg) + left - room);
 	if (r > 0) {
 		sf->bytes_sent += r;
 		ps->plain_sent = true;
+		if (ps->opt) {
+			WRITE_ONCE(ps->opt_sent,
+				   ps->opt_sent + min_t(u32, r, U32_MAX -
+							ps->opt_sent));
+			/* Past the mark's reach: plain TCP for good. */
+			if (ps->opt_sent > PSTRIPE_OPT_MAX)
+				pstripe_opt_plain(ps);
+		}
 	}
 	return r ? r : -EAGAIN;
 }

@@ -526,6 +526,8 @@ static bool pstripe_snd_ready(struct pstripe_sock *ps, size_t payload,
 
 	if (ps->fallback) {
 		ssk = ps->sf[0]->sock->sk;
+		if (!pstripe_opt_may_send(ps))
+			return false;
 		if (sk_stream_is_writeable(ssk))
 			return true;
 		if (mark)
@@ -624,6 +626,22 @@ static void pstripe_wait_connected(struct sock *sk, long *timeo)
 	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
+/*
+ * In a call, an optimistic connection went back to TCP_SYN_SENT while its
+ * data subflows join: wait for them as connect() would.  0 once
+ * established again, else the error to return.
+ */
+static int pstripe_wait_switched(struct sock *sk, long *timeo)
+{
+	pstripe_wait_connected(sk, timeo);
+	if (sk->sk_state == TCP_ESTABLISHED)
+		return 0;
+	if (sk->sk_state == TCP_SYN_SENT)
+		return signal_pending(current) ? sock_intr_errno(*timeo) :
+						 -EAGAIN;
+	return sock_error(sk) ? : -ECONNRESET;
+}
+
 static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
@@ -661,6 +679,13 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			err = -EPIPE;
 			break;
 		}
+		/* An optimistic connection turning striped (handshake.c). */
+		if (sk->sk_state == TCP_SYN_SENT) {
+			err = pstripe_wait_switched(sk, &timeo);
+			if (err)
+				break;
+			continue;
+		}
 		if (!pstripe_notsent_ok(ps, 0))
 			r = -EAGAIN;	/* TCP_NOTSENT_LOWAT */
 		else
@@ -685,7 +710,7 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		sk_wait_event(sk, &timeo,
 			      (pstripe_snd_ready(ps, msg_data_left(msg), true) &&
 			       pstripe_notsent_ok(ps, 0)) ||
-			      sk->sk_err ||
+			      sk->sk_err || sk->sk_state != TCP_ESTABLISHED ||
 			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
@@ -728,6 +753,13 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 
 	add_wait_queue(sk_sleep(sk), &wait);
 	while (msg_data_left(msg)) {
+		/* An optimistic connection turning striped (handshake.c). */
+		if (sk->sk_state == TCP_SYN_SENT) {
+			err = pstripe_wait_switched(sk, &timeo);
+			if (err)
+				break;
+			continue;
+		}
 		r = pstripe_recv_step(ps, msg, flags);
 		if (r > 0) {
 			copied += r;
@@ -764,7 +796,8 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 			break;
 		}
 		pstripe_ack_now(ps);
-		sk_wait_event(sk, &timeo, pstripe_rcv_ready(ps), &wait);
+		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
+			      pstripe_rcv_ready(ps), &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	pstripe_ack_now(ps);
@@ -800,6 +833,8 @@ static int pstripe_shutdown(struct socket *sock, int how)
 	if (how & SEND_SHUTDOWN) {
 		ps->snd_fin = true;
 		if (ps->fallback) {
+			/* No mark can follow our FIN: plain TCP for good. */
+			pstripe_opt_plain(ps);
 			kernel_sock_shutdown(ps->sf[0]->sock, SHUT_WR);
 			ps->sf[0]->fin_sent = true;
 		} else {

@@ -266,6 +266,11 @@ struct pstripe_route {
  *	established or took a slot: a rejoin names the subflow it replaces
  *	by the client's port (pm.c); a rejoin waiting on &pstripe_sock.rj_q
  *	keeps there the port its message named
+ * @opt: server, pending: PSTRIPE_SF_OPT_* (an optimistic client's probe)
+ * @opt_seq: server, PSTRIPE_SF_OPT_RAW: TCP sequence number of the first
+ *	byte after the probe
+ * @opt_blk: server, PSTRIPE_SF_OPT_MARKED: the plain bytes the client sent
+ *	before its mark (NULL if none), block 0 of the connection
  * @gnode: server, the control subflow of a handshake of an SO_REUSEPORT
  *	listener: in the handshake table (token.c), under its lock
  * @hs_lps: that listener, while @gnode is hashed
@@ -327,6 +332,9 @@ struct pstripe_subflow {
 	unsigned long		retry_at;
 	u8			retries;
 	__be16			ports[2];
+	u8			opt;
+	u32			opt_seq;
+	struct pstripe_blk	*opt_blk;
 	struct hlist_node	gnode;
 	struct pstripe_sock	*hs_lps;
 };
@@ -468,6 +476,13 @@ struct pstripe_tcp_opts {
  * @late_need: bytes a server hello seen in part needs, 0 if none (poll()
  *	reads it)
  * @plain_sent: the application sent bytes after the fallback
+ * @optimistic: PSOCK_OPTIMISTIC (handshake.c, "Optimistic connect")
+ * @opt: client: PSTRIPE_OPT_WAIT while connected optimistically and
+ *	undecided: plain TCP until a server hello comes
+ * @opt_over: client: the hello timeout passed while undecided: the
+ *	application may send more than PSTRIPE_OPT_MAX plain bytes
+ * @opt_switched: client: turned striped after an optimistic start
+ * @opt_sent: client: plain bytes sent while undecided
  * @rj_sf: client: a subflow connecting to take the place of dead subflow
  *	@rj_slot (pm.c), not in @sf yet
  * @rj_slot: see @rj_sf
@@ -560,6 +575,11 @@ struct pstripe_sock {
 	bool			late_hello;
 	u32			late_need;
 	bool			plain_sent;
+	bool			optimistic;
+	u8			opt;
+	bool			opt_over;
+	bool			opt_switched;
+	u32			opt_sent;
 	struct pstripe_subflow	*rj_sf;
 	u8			rj_slot;
 	unsigned long		rj_deadline;
@@ -646,6 +666,16 @@ struct pstripe_lstn {
 
 /* pstripe_sock.rcv_cur: block rcv_seq is at the head of the reorder queue */
 #define PSTRIPE_CUR_OOO		PSOCK_STREAM_CNT_LIMIT
+
+/*
+ * Optimistic connect (handshake.c): the plain bytes a client sends before
+ * it knows whether the server speaks PSOCK, at most; they become the
+ * server's block 0.  pstripe_sock.opt and pstripe_subflow.opt:
+ */
+#define PSTRIPE_OPT_MAX		PSOCK_OPTIMISTIC_MAX
+#define PSTRIPE_OPT_WAIT	1	/* client: undecided */
+#define PSTRIPE_SF_OPT_RAW	1	/* server: plain bytes, mark not seen */
+#define PSTRIPE_SF_OPT_MARKED	2	/* server: mark read, @opt_blk kept */
 
 /* Re-check of pending handshakes while nothing else wakes the work. */
 #define PSTRIPE_POLL_JIFFIES	(HZ / 20)
@@ -771,6 +801,7 @@ void pstripe_queue_fin(struct pstripe_sock *ps);
 void pstripe_sf_probe(struct pstripe_sock *ps, int i);
 bool pstripe_last_acks(struct pstripe_sock *ps);
 bool pstripe_acks_urgent(struct pstripe_sock *ps);
+bool pstripe_opt_may_send(const struct pstripe_sock *ps);
 void pstripe_free_blocks(struct pstripe_sock *ps);
 int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg);
 int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg);
@@ -824,6 +855,10 @@ int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
 			int slot);
 void pstripe_sf_compact(struct pstripe_sock *ps);
 int pstripe_late_hello(struct pstripe_sock *ps);
+void pstripe_opt_plain(struct pstripe_sock *ps);
+void pstripe_opt_probed(struct pstripe_subflow *sf);
+int pstripe_opt_mark(struct pstripe_sock *lps, struct pstripe_subflow *sf);
+void pstripe_opt_adopt(struct pstripe_sock *child, struct pstripe_subflow *sf);
 bool pstripe_late_ready(const struct pstripe_sock *ps);
 void pstripe_connect_work(struct pstripe_sock *ps);
 int pstripe_send_server_hello(struct pstripe_sock *lps,

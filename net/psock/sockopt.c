@@ -138,6 +138,7 @@ int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 	case PSOCK_RCMD_STREAM_CNT:
 	case PSOCK_MAX_STREAM_CNT:
 	case PSOCK_DRIVER:
+	case PSOCK_OPTIMISTIC:
 		err = pstripe_get_int(optval, optlen, &val);
 		if (err)
 			return err;
@@ -174,6 +175,11 @@ int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 			err = -EINVAL;
 		else
 			ps->driver = val;
+		break;
+	case PSOCK_OPTIMISTIC:
+		err = pstripe_opts_frozen(sk) ? -EISCONN : 0;
+		if (!err)
+			ps->optimistic = !!val;
 		break;
 	default:
 		err = pstripe_set_stream_int(sk, optname, optval, optlen);
@@ -217,6 +223,7 @@ int pstripe_getsockopt_psock(struct sock *sk, int optname,
 	case PSOCK_RCMD_STREAM_CNT:
 	case PSOCK_MAX_STREAM_CNT:
 	case PSOCK_DRIVER:
+	case PSOCK_OPTIMISTIC:
 		if (len < (int)sizeof(int))
 			return -EINVAL;
 		lock_sock(sk);
@@ -224,6 +231,8 @@ int pstripe_getsockopt_psock(struct sock *sk, int optname,
 			val = ps->rcmd_stream_cnt;
 		else if (optname == PSOCK_MAX_STREAM_CNT)
 			val = ps->max_stream_cnt;
+		else if (optname == PSOCK_OPTIMISTIC)
+			val = ps->optimistic;
 		else
 			val = ps->driver;
 		release_sock(sk);
@@ -443,6 +452,7 @@ static bool pstripe_tcp_supported(int optname, bool set)
 	case TCP_NOTSENT_LOWAT:
 	case TCP_DEFER_ACCEPT:
 	case TCP_FASTOPEN:
+	case TCP_FASTOPEN_CONNECT:
 		return true;
 	case TCP_INFO:
 		return !set;
@@ -515,6 +525,11 @@ static int pstripe_tcp_check(struct sock *sk, int optname, int *val)
 		    !((1 << sk->sk_state) & (TCPF_CLOSE | TCPF_LISTEN)))
 			return -EINVAL;
 		return 0;
+	case TCP_FASTOPEN_CONNECT:
+		/* As TCP: 0 or 1, before connect(); PSOCK_OPTIMISTIC. */
+		if (*val < 0 || *val > 1 || sk->sk_state != TCP_CLOSE)
+			return -EINVAL;
+		return 0;
 	case TCP_NODELAY:
 	case TCP_CORK:
 		*val = !!*val;
@@ -566,6 +581,9 @@ int pstripe_setsockopt_tcp(struct sock *sk, int optname, sockptr_t optval,
 		break;
 	case TCP_FASTOPEN:
 		t->fastopen = val;
+		goto out;
+	case TCP_FASTOPEN_CONNECT:
+		ps->optimistic = val;
 		goto out;
 	case TCP_NOTSENT_LOWAT:
 		WRITE_ONCE(t->notsent_lowat, val);
@@ -758,6 +776,9 @@ int pstripe_getsockopt_tcp(struct sock *sk, int optname,
 		break;
 	case TCP_FASTOPEN:
 		val = t->fastopen;
+		break;
+	case TCP_FASTOPEN_CONNECT:
+		val = ps->optimistic;
 		break;
 	default:	/* TCP_NOTSENT_LOWAT */
 		val = t->notsent_lowat;

@@ -284,6 +284,8 @@ void pstripe_sf_note_ports(struct pstripe_subflow *sf)
 void pstripe_sf_free(struct pstripe_subflow *sf)
 {
 	WARN_ON_ONCE(sf->pull);
+	if (sf->opt_blk)
+		pstripe_blk_free(sf->opt_blk);
 	pstripe_hs_del(sf);
 	pstripe_sf_detach(sf);
 	sock_release(sf->sock);

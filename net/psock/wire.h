@@ -13,6 +13,10 @@
 #define PSTRIPE_MAGIC		0x50534b54	/* "PSKT" */
 #define PSTRIPE_VERSION		1
 #define PSTRIPE_PROBE		0xa5		/* the client's urgent byte */
+#define PSTRIPE_PROBE_OPT	0xa6		/* ... of an optimistic client,
+						 * which marks the end of its
+						 * plain bytes with it again
+						 */
 #define PSTRIPE_MSG_SHELLO	1
 #define PSTRIPE_MSG_CHELLO	2
 #define PSTRIPE_MSG_JOIN	3

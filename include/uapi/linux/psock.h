@@ -53,6 +53,18 @@
 					 * write only: see below
 					 */
 #define PSOCK_WINDOW		8	/* struct psock_window, read only */
+#define PSOCK_OPTIMISTIC	9	/* int, 0 or 1, before connect(): see below */
+
+/*
+ * PSOCK_OPTIMISTIC 1: connect() returns once the control subflow's TCP
+ * connection is up, without waiting for the server's hello; what the
+ * application sends before the hello goes out as plain TCP (at most
+ * PSOCK_OPTIMISTIC_MAX bytes until the hello or the hello timeout), so a
+ * plain TCP server that waits for its client costs no round trip.  Against
+ * a PSOCK server the connection turns striped once the hello comes.
+ * TCP_FASTOPEN_CONNECT at SOL_TCP sets the same flag.
+ */
+#define PSOCK_OPTIMISTIC_MAX	16376
 
 /*
  * PSOCK_ADD_LOCAL_ADDR adds one address of this host, of the socket's

@@ -403,7 +403,7 @@ TEST_F(opt, unsupported_tcp_options)
 	static const int tcp[] = {
 		TCP_MAXSEG, TCP_QUICKACK, TCP_SYNCNT, TCP_LINGER2,
 		TCP_WINDOW_CLAMP, TCP_MD5SIG, TCP_REPAIR, TCP_ULP,
-		TCP_FASTOPEN_CONNECT, TCP_ZEROCOPY_RECEIVE, 9999,
+		TCP_ZEROCOPY_RECEIVE, 9999,
 	};
 	char buf[256] = { 0 };
 	socklen_t len;
