@@ -15,6 +15,7 @@
  *   add_addr_accepted how many of the addresses a server announces a
  *                     client opens data subflows to (PSOCK_ADDR_MAX, all;
  *                     0: only the server's own; read at each handshake)
+ *   optimistic        1: new sockets start with PSOCK_OPTIMISTIC set (0)
  *
  * A new socket copies the values in force; changing a sysctl does not
  * touch existing sockets.
@@ -42,7 +43,7 @@ struct pstripe_pernet *pstripe_get_pernet(const struct net *net)
 	return net_generic(net, pstripe_net_id);
 }
 
-#define PSTRIPE_SYSCTLS	7
+#define PSTRIPE_SYSCTLS	8
 
 static struct ctl_table pstripe_sysctl_table[PSTRIPE_SYSCTLS + 1] = {
 	{
@@ -101,6 +102,14 @@ static struct ctl_table pstripe_sysctl_table[PSTRIPE_SYSCTLS + 1] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= (void *)&addr_max,
 	},
+	{
+		.procname	= "optimistic",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
 	{ }	/* sentinel: 6.1 walks the table up to it */
 };
 
@@ -131,6 +140,7 @@ static int __net_init pstripe_net_init(struct net *net)
 	table[4].data = &pn->stale_timeout_ms;
 	table[5].data = &pn->hello_timeout_ms;
 	table[6].data = &pn->add_addr_accepted;
+	table[7].data = &pn->optimistic;
 
 	pn->sysctl_hdr = register_net_sysctl_sz(net, "net/psock", table,
 						PSTRIPE_SYSCTLS);

@@ -1249,6 +1249,7 @@ static int pstripe_init_sock(struct sock *sk)
 		return -ENOPROTOOPT;
 
 	ps->rcmd_stream_cnt = READ_ONCE(pn->rcmd_stream_cnt);
+	ps->optimistic = READ_ONCE(pn->optimistic);
 	ps->max_stream_cnt = READ_ONCE(pn->max_stream_cnt);
 	ps->driver = READ_ONCE(pn->driver);
 	pstripe_memcg_init(ps);

@@ -58,6 +58,7 @@ struct pstripe_mib {
  * @hello_timeout_ms: how long each side waits for the other's hello before
  *	treating the connection as plain TCP
  * @add_addr_accepted: announced addresses a client opens subflows to
+ * @optimistic: default PSOCK_OPTIMISTIC
  * @mib: counters shown in /proc/net/psock (mib.c)
  * @bg_closes: closed sockets finishing in the background, at most
  *	PSTRIPE_BG_CLOSE_MAX
@@ -76,6 +77,7 @@ struct pstripe_pernet {
 	int			stale_timeout_ms;
 	int			hello_timeout_ms;
 	int			add_addr_accepted;
+	int			optimistic;
 	struct pstripe_mib __percpu *mib;
 	atomic_t		bg_closes;
 	spinlock_t		socks_lock;	/* see @socks_lock above */

@@ -19,6 +19,12 @@
  * PSOCKIZE_DEBUG set in the environment prints, on standard error, one
  * line per socket() the library changed or let fall back.
  *
+ * Each PSOCK socket is made optimistic (PSOCK_OPTIMISTIC): a client's
+ * first bytes go out at once, so a plain TCP server that waits for its
+ * client (HTTP, TLS) costs no hello timeout.  PSOCKIZE_OPTIMISTIC=0 in
+ * the environment leaves the sockets as they are (net.psock.optimistic).
+ * A module without the option leaves them so too.
+ *
  * What LD_PRELOAD cannot reach (static binaries, setuid programs, sockets
  * made by io_uring's IORING_OP_SOCKET or by a raw syscall) keeps TCP; see
  * psockize(8).
@@ -46,14 +52,18 @@ static int sys_socket(int domain, int type, int protocol)
 
 static socket_fn next_socket;
 static int debug;
+static int optimistic;
 
 __attribute__((constructor))
 static void psockize_init(void)
 {
+	const char *o = getenv("PSOCKIZE_OPTIMISTIC");
+
 	next_socket = (socket_fn)dlsym(RTLD_NEXT, "socket");
 	if (!next_socket)
 		next_socket = sys_socket;
 	debug = !!getenv("PSOCKIZE_DEBUG");
+	optimistic = !o || strcmp(o, "0");
 }
 
 static int is_tcp(int domain, int type, int protocol)
@@ -75,6 +85,14 @@ int socket(int domain, int type, int protocol)
 
 	fd = next_socket(domain, type, IPPROTO_PSOCK);
 	if (fd >= 0) {
+		int one = 1;
+
+		/* errno as the caller left it, whatever the answer. */
+		err = errno;
+		if (optimistic)
+			setsockopt(fd, SOL_PSOCK, PSOCK_OPTIMISTIC, &one,
+				   sizeof(one));
+		errno = err;
 		if (debug)
 			fprintf(stderr, "psockize: fd %d is PSOCK\n", fd);
 		return fd;

@@ -15,6 +15,7 @@
  *   without bytes sent before the hello, and 1 MiB each way arrives
  *   intact; PSOCK_INFO on both ends agrees (4 subflows);
  * - a FIN before the hello: both ends agree on plain TCP;
+ * - net.psock.optimistic sets the default of new sockets;
  * - the server side, from a raw client: plain bytes, the mark and a client
  *   hello make a striped connection whose stream starts with those bytes;
  *   more plain bytes than a client may send without a mark make a plain
@@ -29,8 +30,9 @@
 #include "kselftest_harness.h"
 
 #define HELLO_SYSCTL	"/proc/sys/net/psock/hello_timeout_ms"
+#define OPT_SYSCTL	"/proc/sys/net/psock/optimistic"
 #define PROBE_OPT	0xa6
-#define XFER		(1 << 20)
+#define XFER		(1024 * 1024)
 
 static int sysctl_write(const char *path, const char *val)
 {
@@ -327,6 +329,42 @@ FIXTURE_TEARDOWN(srv)
 {
 	if (self->lfd >= 0)
 		close(self->lfd);
+}
+
+/* net.psock.optimistic: the default of new sockets, 0 or 1. */
+TEST_F_TIMEOUT(srv, sysctl_sets_default, 30)
+{
+	struct pollfd p = { .events = POLLIN };
+	int c, a, v = -1;
+	socklen_t len = sizeof(v);
+	char buf[4];
+
+	ASSERT_EQ(0, sysctl_write(HELLO_SYSCTL, "3000"));
+	EXPECT_EQ(-1, sysctl_write(OPT_SYSCTL, "2"));
+	ASSERT_EQ(0, sysctl_write(OPT_SYSCTL, "1"));
+	self->lfd = lo_listen(AF_INET, IPPROTO_TCP, &self->port);
+	ASSERT_LE(0, self->lfd);
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockopt(c, SOL_PSOCK, PSOCK_OPTIMISTIC, &v, &len));
+	EXPECT_EQ(1, v);
+	ASSERT_EQ(0, lo_connect(c, AF_INET, self->port));
+	ASSERT_EQ(4, send(c, "ping", 4, 0));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	/* Well before the hello timeout, with nothing in front. */
+	p.fd = a;
+	ASSERT_EQ(1, poll(&p, 1, 1500));
+	ASSERT_EQ(0, read_full(a, buf, 4));
+	EXPECT_EQ(0, memcmp(buf, "ping", 4));
+	close(a);
+	close(c);
+	ASSERT_EQ(0, sysctl_write(OPT_SYSCTL, "0"));
+	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockopt(c, SOL_PSOCK, PSOCK_OPTIMISTIC, &v, &len));
+	EXPECT_EQ(0, v);
+	close(c);
 }
 
 /* A raw optimistic client: its probe sent, the server hello read. */

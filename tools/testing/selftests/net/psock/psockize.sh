@@ -248,6 +248,21 @@ out=$(proven 1 $((SIZE / 8)))
 rc=$?
 [ $rc -ne 0 ] && [ "${out%%,*}" = "ActiveOpens +0 PassiveOpens +0 SubflowsJoined +0 Fallbacks +0" ]
 tap_result $? "without psockize: TCP, the counters do not move and the proof fails ($out)"
+
+# A psockized client against that plain server, which waits for its client:
+# optimistic (the library's default), its request goes out at once.  With
+# a 30 s hello timeout, a client that waited for a hello would outlast the
+# 20 s allowed.
+ip netns exec $A sysctl -qw net.psock.hello_timeout_ms=30000
+a_fb=$(counter $A Fallbacks)
+mark
+XFER_TIMEOUT=20 fetch "curl under psockize from plain nginx, no hello timeout paid" \
+	"$PSOCKIZE" run curl -sS -o "$TMP/got" "$URL"
+a_fb=$(( $(counter $A Fallbacks) - a_fb ))
+ao=$(( $(counter $A ActiveOpens) - M_AO ))
+[ $a_fb -eq 1 ] && [ $ao -eq 1 ]
+tap_result $? "curl under psockize from plain nginx: the client fell back once (ActiveOpens +$ao, Fallbacks +$a_fb)"
+ip netns exec $A sysctl -qw net.psock.hello_timeout_ms=1000
 nginx_stop
 
 # ---- iperf3 ----

@@ -465,6 +465,8 @@ TEST(sysctl_ranges)
 		{ SYSCTL("stale_timeout_ms"), "600001" },
 		{ SYSCTL("add_addr_accepted"), "-1" },
 		{ SYSCTL("add_addr_accepted"), "9" },
+		{ SYSCTL("optimistic"), "2" },
+		{ SYSCTL("optimistic"), "-1" },
 	};
 	unsigned int i;
 	int before;
