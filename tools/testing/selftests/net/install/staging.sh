@@ -49,7 +49,7 @@ tap_check "make install DESTDIR INSTALL_MOD_PATH" \
 P=$STAGE/usr/local
 expect=(include/linux/hicn.h include/linux/psock.h include/linux/hicn_netlink.h
 	include/linux/psock_netlink.h sbin/hicnctl sbin/psock-gw bin/psockize
-	lib/psockize/libpsockize.so
+	lib/psockize/libpsockize.so lib/psockize/psockize-bpf
 	share/bash-completion/completions/hicnctl share/hicn-psock/manifest)
 for p in "${PAGES[@]}"; do
 	expect+=("share/man/${p#Documentation/man/}")
@@ -86,6 +86,9 @@ tap_expect "installed psock-gw -V" "psock-gw $VERSION" "$P/sbin/psock-gw" -V
 tap_expect "installed psockize names the installed library" \
 	"/usr/local/lib/psockize/libpsockize.so" \
 	sed -n 's/^LIB=\${PSOCKIZE_LIB:-\(.*\)}$/\1/p' "$P/bin/psockize"
+tap_expect "installed psockize names the installed psockize-bpf" \
+	"/usr/local/lib/psockize/psockize-bpf" \
+	sed -n 's/^BPF=\${PSOCKIZE_BPF:-\(.*\)}$/\1/p' "$P/bin/psockize"
 tap_check "bash completion defines hicnctl's" \
 	bash -c ". '$P/share/bash-completion/completions/hicnctl' && complete -p hicnctl >/dev/null"
 
