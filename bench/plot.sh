@@ -4,10 +4,10 @@
 # PNG plots of the PSOCK and AF_HICN benchmarks, on the host after "make
 # bench":
 #   plot.sh RESULTS_DIR
-# reads psock_rtt.dat, psock_paths.dat, psock_window.dat, hicn_net.dat and
-# hicn_relay.dat (written by the scripts of those names in the VM) and
-# writes psock_rtt.png, psock_paths.png, psock_window.png, hicn_net.png and
-# hicn_relay.png beside them: each point or bar is the median of the runs, its error bar
+# reads psock_rtt.dat, psock_paths.dat, psock_window.dat, hicn_net.dat,
+# hicn_relay.dat and psock_http.dat (written by the scripts of those names
+# in the VM) and writes psock_rtt.png, psock_paths.png, psock_window.png,
+# hicn_net.png, hicn_relay.png and psock_http.png beside them: each point or bar is the median of the runs, its error bar
 # the smallest and the largest run.  Needs gnuplot
 # (tools/testing/vm/setup.sh installs it).
 dir=${1:?usage: plot.sh RESULTS_DIR}
@@ -137,5 +137,23 @@ plot "$dir/hicn_relay.dat" using 5:6:7:xtic(1)
 unset multiplot
 EOF
 	echo "plot: $dir/hicn_relay.png"
+fi
+
+if [ -s "$dir/psock_http.dat" ]; then
+	gnuplot <<EOF || rc=1
+set terminal pngcairo size 640,480 font "sans,10"
+set output "$dir/psock_http.png"
+set termoption noenhanced
+set title "$(awk '/^# runs / { print $5; exit }' "$dir/psock_http.dat") sequential HTTP GETs from nginx, a connection each\n(median and min-max of $(runs "$dir/psock_http.dat") runs)"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set grid ytics
+unset key
+set yrange [0:*]
+set ylabel "s"
+plot "< awk '\$1 != \"wait\" && !/^#/' $dir/psock_http.dat" using 2:3:4:xtic(1)
+EOF
+	echo "plot: $dir/psock_http.png"
 fi
 exit $rc

@@ -497,9 +497,13 @@ static int pstripe_getname(struct socket *sock, struct sockaddr *uaddr,
 
 	lock_sock(sk);
 	if (peer) {
-		/* As TCP: known from establishment until close(). */
+		/*
+		 * As TCP: known from establishment until close(), also
+		 * while an optimistic connection turns striped.
+		 */
 		err = -ENOTCONN;
-		if (ps->peer_len && sk->sk_state == TCP_ESTABLISHED) {
+		if (ps->peer_len && (sk->sk_state == TCP_ESTABLISHED ||
+				     pstripe_switching(ps))) {
 			memcpy(uaddr, &ps->peer, ps->peer_len);
 			err = ps->peer_len;
 		}
@@ -824,6 +828,17 @@ static int pstripe_shutdown(struct socket *sock, int how)
 		if (how & RCV_SHUTDOWN)
 			pstripe_listen_stop(ps, &reap);
 		goto out;
+	}
+	if (pstripe_switching(ps)) {
+		long timeo = sock_sndtimeo(sk, false);
+
+		/* Connected already: the end comes after the switch. */
+		pstripe_wait_connected(sk, &timeo);
+		if (pstripe_switching(ps)) {
+			err = signal_pending(current) ? sock_intr_errno(timeo) :
+							 -EAGAIN;
+			goto out;
+		}
 	}
 	if (sk->sk_state != TCP_ESTABLISHED) {
 		err = -ENOTCONN;

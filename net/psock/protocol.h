@@ -707,6 +707,12 @@ static inline struct sock *ps_sk(struct pstripe_sock *ps)
 	return &ps->isk.sk;
 }
 
+/* An optimistic connection turning striped: connected, subflows joining. */
+static inline bool pstripe_switching(struct pstripe_sock *ps)
+{
+	return ps->opt_switched && ps_sk(ps)->sk_state == TCP_SYN_SENT;
+}
+
 /* ctrl.c */
 struct pstripe_pernet *pstripe_get_pernet(const struct net *net);
 int pstripe_ctrl_init(void);

@@ -16,6 +16,8 @@
  *   intact; PSOCK_INFO on both ends agrees (4 subflows);
  * - a FIN before the hello: both ends agree on plain TCP;
  * - net.psock.optimistic sets the default of new sockets;
+ * - while it turns striped (its data subflows joining), the connection
+ *   stays connected: getpeername() answers, shutdown() waits for it;
  * - the server side, from a raw client: plain bytes, the mark and a client
  *   hello make a striped connection whose stream starts with those bytes;
  *   more plain bytes than a client may send without a mark make a plain
@@ -373,6 +375,78 @@ TEST_F_TIMEOUT(srv, sysctl_sets_default, 30)
 	ASSERT_EQ(0, getsockopt(c, SOL_PSOCK, PSOCK_OPTIMISTIC, &v, &len));
 	EXPECT_EQ(0, v);
 	close(c);
+}
+
+/*
+ * While an optimistic client turns striped its data subflows join; the
+ * connection stays connected meanwhile: getpeername() answers, and
+ * shutdown() waits for the switch and then sends the end of the stream.
+ * A raw server announces 2 subflows, the data subflow to a port whose
+ * full accept queue drops its SYN, so that the switch lasts until the
+ * client's join deadline (2 x hello_timeout_ms).
+ */
+TEST_F_TIMEOUT(srv, connected_while_switching, 30)
+{
+	struct pollfd p = { .events = POLLPRI };
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	unsigned int num = 0, cnt = 0;
+	int c, s, full, q[2], i, port2;
+	struct hello sh, ch;
+	char mark;
+
+	ASSERT_EQ(0, sysctl_write(HELLO_SYSCTL, "1000"));
+	self->lfd = lo_listen(AF_INET, IPPROTO_TCP, &self->port);
+	ASSERT_LE(0, self->lfd);
+	full = lo_listen(AF_INET, IPPROTO_TCP, &port2);
+	ASSERT_LE(0, full);
+	ASSERT_EQ(0, listen(full, 0));
+	for (i = 0; i < 2; i++) {	/* the accept queue, full */
+		q[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		ASSERT_LE(0, q[i]);
+		lo_connect(q[i], AF_INET, port2);
+	}
+	usleep(100 * 1000);
+	c = opt_socket(2, false);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, lo_connect(c, AF_INET, self->port));
+	s = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, s);
+	p.fd = s;
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(1, recv(s, &mark, 1, MSG_OOB));
+	EXPECT_EQ((char)PROBE_OPT, mark);
+	memset(&sh, 0, sizeof(sh));
+	sh.magic = htonl(MAGIC);
+	sh.version = 1;
+	sh.type = T_SHELLO;
+	sh.rcmd = 2;
+	sh.max = 2;
+	sh.family = 4;
+	sh.port = htons(port2);
+	sh.token = 0x1122334455667788ULL;
+	sh.addr[0] = 127;
+	sh.addr[3] = 1;
+	ASSERT_EQ(sizeof(sh), send(s, &sh, sizeof(sh), 0));
+	/* The mark, then the client hello: the client is switching. */
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(1, recv(s, &mark, 1, MSG_OOB));
+	EXPECT_EQ((char)PROBE_OPT, mark);
+	ASSERT_EQ(0, read_full(s, &ch, sizeof(ch)));
+	EXPECT_EQ(T_CHELLO, ch.type);
+	EXPECT_EQ(2, ch.n);
+	EXPECT_EQ(0, getpeername(c, (struct sockaddr *)&ss, &len))
+		TH_LOG("getpeername: %s", strerror(errno));
+	EXPECT_EQ(0, shutdown(c, SHUT_WR)) TH_LOG("shutdown: %s", strerror(errno));
+	/* The join was given up: striped over the control subflow alone. */
+	EXPECT_EQ(PSOCK_INFO_ESTABLISHED, info_flags(c, &num, &cnt));
+	EXPECT_EQ(2, cnt);
+	EXPECT_EQ(1, num);
+	close(c);
+	close(s);
+	close(q[0]);
+	close(q[1]);
+	close(full);
 }
 
 /* A raw optimistic client: its probe sent, the server hello read. */
