@@ -18,6 +18,7 @@
  * - net.psock.optimistic sets the default of new sockets;
  * - while it turns striped (its data subflows joining), the connection
  *   stays connected: getpeername() answers, shutdown() waits for it;
+ * - close() at any point of the start leaves nothing behind;
  * - the server side, from a raw client: plain bytes, the mark and a client
  *   hello make a striped connection whose stream starts with those bytes;
  *   more plain bytes than a client may send without a mark make a plain
@@ -447,6 +448,52 @@ TEST_F_TIMEOUT(srv, connected_while_switching, 30)
 	close(q[0]);
 	close(q[1]);
 	close(full);
+}
+
+/*
+ * close() at every point of an optimistic start against a PSOCK server:
+ * right after connect(), after the first bytes, while turning striped.
+ * Nothing may be left behind (the harness checks for sockets, leaks and
+ * KASAN reports after the run); the listener serves on.
+ */
+TEST_F_TIMEOUT(srv, close_at_any_point, 120)
+{
+	int i, c, a, n = 0;
+	char buf[4];
+
+	self->lfd = psock_listen4(&self->port);
+	ASSERT_LE(0, self->lfd);
+	ASSERT_EQ(0, fcntl(self->lfd, F_SETFL, O_NONBLOCK));
+	for (i = 0; i < 150; i++) {
+		c = opt_socket(4, false);
+		ASSERT_LE(0, c);
+		ASSERT_EQ(0, lo_connect(c, AF_INET, self->port));
+		if (i % 3)
+			ASSERT_EQ(4, send(c, "abcd", 4, MSG_NOSIGNAL));
+		if (i % 3 == 2)
+			usleep(i % 7 * 1000);
+		close(c);
+		while ((a = accept(self->lfd, NULL, NULL)) >= 0) {
+			n++;
+			close(a);
+		}
+	}
+	/* The listener still makes striped connections. */
+	ASSERT_EQ(0, fcntl(self->lfd, F_SETFL, 0));
+	c = opt_socket(4, false);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, lo_connect(c, AF_INET, self->port));
+	ASSERT_EQ(4, send(c, "live", 4, 0));
+	for (;;) {	/* behind the connections the loop left */
+		a = accept(self->lfd, NULL, NULL);
+		ASSERT_LE(0, a);
+		if (!read_full(a, buf, 4) && !memcmp(buf, "live", 4))
+			break;
+		close(a);
+		ASSERT_GT(200, ++n);
+	}
+	close(a);
+	close(c);
 }
 
 /* A raw optimistic client: its probe sent, the server hello read. */
