@@ -414,23 +414,6 @@ out:
 /* proto_ops->accept: its arguments differ between kernels (compat.h). */
 PSTRIPE_DEFINE_ACCEPT(pstripe_accept)
 
-/*
- * connect() in progress, its control subflow no longer connecting: the
- * probe is due (pstripe_connect_work()).  Under the socket lock (the work
- * may free the subflow); a subflow's events wake connect() to look.
- */
-static bool pstripe_tcp_up(struct pstripe_sock *ps)
-{
-	struct pstripe_subflow *sf0 = ps->sf[0];
-	int st;
-
-	sock_owned_by_me(ps_sk(ps));
-	if (ps->phase != PSTRIPE_PH_TCP || !sf0)
-		return false;
-	st = pstripe_sf_state(sf0);
-	return st != TCP_SYN_SENT && st != TCP_SYN_RECV;
-}
-
 static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 			   int addr_len, int flags)
 {
@@ -483,11 +466,6 @@ static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 			if (signal_pending(current)) {
 				err = sock_intr_errno(timeo);
 				break;
-			}
-			/* Its TCP is up: the next step here, not in a kworker. */
-			if (pstripe_tcp_up(ps)) {
-				pstripe_connect_work(ps);
-				continue;
 			}
 			sk_wait_event(sk, &timeo,
 				      sk->sk_state != TCP_SYN_SENT, &wait);
