@@ -58,6 +58,8 @@ static_assert(sizeof(struct psgw_hdr) == PSGW_HDR_LEN, "psgw_hdr has padding");
 #define FLOWS_DEFAULT	1024
 #define FLOWS_MAX	65536
 #define ALLOW_MAX	64
+#define VERBOSE_MAX	3
+#define CONF_LINE_MAX	512	/* bytes of a configuration file line */
 #define HDR_TIMEOUT	10	/* seconds the egress waits for a header */
 
 enum role { INGRESS, EGRESS };
@@ -105,14 +107,16 @@ static struct {
 	enum role role;
 	const char *name;
 	struct sockaddr_storage listen, remote;
-	bool has_remote, transparent;
+	bool has_listen, has_remote, transparent;
+	bool has_role, cmd_role;	/* cmd_role: the mode on the command line */
+	char conf_mode[8];		/* the configuration file's "mode" */
 	struct allow allow[ALLOW_MAX];
 	int nallow;
 	int streams;
 	size_t bufsz;
 	unsigned int max_flows;
 	int verbose;
-} cfg = { .bufsz = BUF_DEFAULT, .max_flows = FLOWS_DEFAULT };
+} cfg = { .name = "-", .bufsz = BUF_DEFAULT, .max_flows = FLOWS_DEFAULT };
 
 static int epfd, lfd;
 static struct ep ep_listen = { .kind = E_LISTEN };
@@ -857,7 +861,10 @@ static void usage(FILE *o)
 	fprintf(o,
 		"Usage: psock-gw ingress -l ADDR:PORT -r EGRESS:PORT [-t] [OPTIONS]\n"
 		"       psock-gw egress -l ADDR:PORT [-r SERVER:PORT] [-a PREFIX:PORT]... [OPTIONS]\n"
+		"       psock-gw [ingress|egress] -c FILE [OPTIONS]\n"
 		"       psock-gw -V | -h\n"
+		"  -c, --config FILE         read the settings from FILE (key = value, see\n"
+		"                            psock-gw(8)); the options override it\n"
 		"  -l, --listen ADDR:PORT    listen (TCP at the ingress, PSOCK at the egress)\n"
 		"  -r, --remote ADDR:PORT    ingress: the egress translator (PSOCK);\n"
 		"                            egress: the server of static flows (TCP)\n"
@@ -903,64 +910,274 @@ static int parse_allow(const char *arg)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv)
+/*
+ * One setting, from an option (its short letter) or a configuration file
+ * line (the key of the same letter); -1 on a bad value.
+ */
+static int set_opt(int c, const char *val, bool from_file)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "remote", required_argument, NULL, 'r' },
-		{ "transparent", no_argument, NULL, 't' },
-		{ "allow", required_argument, NULL, 'a' },
-		{ "streams", required_argument, NULL, 'n' },
-		{ "buffer", required_argument, NULL, 'b' },
-		{ "max-flows", required_argument, NULL, 'm' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	bool has_listen = false;
 	long v;
+
+	switch (c) {
+	case 'l':
+		if (parse_addr(val, &cfg.listen, NULL) < 0)
+			return -1;
+		cfg.has_listen = true;
+		return 0;
+	case 'r':
+		if (parse_addr(val, &cfg.remote, NULL) < 0)
+			return -1;
+		cfg.has_remote = true;
+		return 0;
+	case 't':
+		if (!from_file || !strcmp(val, "yes"))
+			cfg.transparent = true;
+		else if (!strcmp(val, "no"))
+			cfg.transparent = false;
+		else
+			return -1;
+		return 0;
+	case 'a':
+		return parse_allow(val);
+	case 'n':
+		v = num(val, 1, PSOCK_STREAM_CNT_LIMIT);
+		if (v < 0)
+			return -1;
+		cfg.streams = v;
+		return 0;
+	case 'b':
+		v = num(val, BUF_MIN, BUF_MAX);
+		if (v < 0)
+			return -1;
+		cfg.bufsz = v;
+		return 0;
+	case 'm':
+		v = num(val, 1, FLOWS_MAX);
+		if (v < 0)
+			return -1;
+		cfg.max_flows = v;
+		return 0;
+	case 'v':
+		if (!from_file) {
+			cfg.verbose++;
+			return 0;
+		}
+		v = num(val, 0, VERBOSE_MAX);
+		if (v < 0)
+			return -1;
+		cfg.verbose = v;
+		return 0;
+	}
+	return -1;
+}
+
+static int set_role(const char *val)
+{
+	if (!strcmp(val, "ingress"))
+		cfg.role = INGRESS;
+	else if (!strcmp(val, "egress"))
+		cfg.role = EGRESS;
+	else
+		return -1;
+	cfg.name = val;
+	cfg.has_role = true;
+	return 0;
+}
+
+/* The keys of a configuration file: the long options, and "mode". */
+static const struct {
+	const char *key;
+	int c;			/* the option's letter; 0: mode */
+	bool repeat;		/* may appear more than once */
+} conf_keys[] = {
+	{ "mode", 0, false },
+	{ "listen", 'l', false },
+	{ "remote", 'r', false },
+	{ "transparent", 't', false },
+	{ "allow", 'a', true },
+	{ "streams", 'n', false },
+	{ "buffer", 'b', false },
+	{ "max-flows", 'm', false },
+	{ "verbose", 'v', false },
+};
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NKEYS		ARRAY_SIZE(conf_keys)
+
+#define conf_err(file, line, fmt, ...) \
+	fprintf(stderr, "psock-gw: %s:%u: " fmt "\n", file, line, ##__VA_ARGS__)
+
+/* One line, without its newline: 0, or -1 with the reason printed. */
+static int conf_line(const char *file, unsigned int ln, char *s,
+		     unsigned int *seen)
+{
+	char *key, *val, *end;
+	size_t i, klen;
+
+	s += strspn(s, " \t");
+	if (!*s || *s == '#')
+		return 0;
+	key = s;
+	klen = strcspn(s, " \t=");
+	s += klen;
+	s += strspn(s, " \t");
+	if (*s != '=') {
+		conf_err(file, ln, "not \"key = value\"");
+		return -1;
+	}
+	key[klen] = '\0';
+	val = s + 1 + strspn(s + 1, " \t");
+	end = val + strlen(val);
+	while (end > val && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	for (i = 0; i < NKEYS; i++)
+		if (!strcmp(key, conf_keys[i].key))
+			break;
+	if (i == NKEYS) {
+		conf_err(file, ln, "unknown key \"%s\"", key);
+		return -1;
+	}
+	if (!*val) {
+		conf_err(file, ln, "\"%s\" has no value", key);
+		return -1;
+	}
+	if (seen[i] && !conf_keys[i].repeat) {
+		conf_err(file, ln, "duplicate \"%s\" (first on line %u)", key, seen[i]);
+		return -1;
+	}
+	seen[i] = ln;
+	if (conf_keys[i].c == 0) {
+		if (snprintf(cfg.conf_mode, sizeof(cfg.conf_mode), "%s", val) >=
+		    (int)sizeof(cfg.conf_mode))
+			goto bad;
+		if (strcmp(val, "ingress") && strcmp(val, "egress"))
+			goto bad;
+		/* The command line's mode overrides the file's. */
+		if (!cfg.cmd_role)
+			set_role(cfg.conf_mode);
+		return 0;
+	}
+	if (conf_keys[i].c == 'a' && cfg.nallow == ALLOW_MAX) {
+		conf_err(file, ln, "more than %d \"allow\"", ALLOW_MAX);
+		return -1;
+	}
+	if (set_opt(conf_keys[i].c, val, true) == 0)
+		return 0;
+bad:
+	conf_err(file, ln, "bad value for \"%s\": \"%s\"", key, val);
+	return -1;
+}
+
+/* psock-gw -c FILE: the settings of the file, before the options. */
+static int load_conf(const char *file)
+{
+	unsigned int seen[NKEYS] = { 0 }, ln = 0;
+	char buf[CONF_LINE_MAX + 2];
+	FILE *f;
+	size_t len;
+	int ret = 0;
+
+	f = fopen(file, "re");
+	if (!f) {
+		fprintf(stderr, "psock-gw: %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	while (!ret && fgets(buf, sizeof(buf), f)) {
+		ln++;
+		len = strlen(buf);
+		if (len && buf[len - 1] == '\n') {
+			buf[--len] = '\0';
+		} else if (len == sizeof(buf) - 1) {
+			conf_err(file, ln, "line longer than %d bytes", CONF_LINE_MAX);
+			ret = -1;
+			break;
+		} else if (!feof(f)) {
+			conf_err(file, ln, "NUL byte in the line");
+			ret = -1;
+			break;
+		}
+		if (len > CONF_LINE_MAX) {
+			conf_err(file, ln, "line longer than %d bytes", CONF_LINE_MAX);
+			ret = -1;
+			break;
+		}
+		if (strlen(buf) != len) {
+			conf_err(file, ln, "NUL byte in the line");
+			ret = -1;
+			break;
+		}
+		ret = conf_line(file, ln, buf, seen);
+	}
+	if (!ret && ferror(f)) {
+		fprintf(stderr, "psock-gw: %s: %s\n", file, strerror(errno ? errno : EIO));
+		ret = -1;
+	}
+	fclose(f);
+	if (!ret && !seen[0] && !cfg.has_role) {
+		conf_err(file, ln, "no \"mode\" (ingress or egress) %s",
+			 "in the file or on the command line");
+		ret = -1;
+	}
+	return ret;
+}
+
+static const struct option opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "listen", required_argument, NULL, 'l' },
+	{ "remote", required_argument, NULL, 'r' },
+	{ "transparent", no_argument, NULL, 't' },
+	{ "allow", required_argument, NULL, 'a' },
+	{ "streams", required_argument, NULL, 'n' },
+	{ "buffer", required_argument, NULL, 'b' },
+	{ "max-flows", required_argument, NULL, 'm' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+#define OPTSTRING	"c:l:r:ta:n:b:m:vVh"
+
+/* The first pass: only -c FILE, read before the other options. */
+static int find_conf(int argc, char **argv, const char **file)
+{
 	int c;
 
-	while ((c = getopt_long(argc, argv, "l:r:ta:n:b:m:vVh", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, OPTSTRING, opts, NULL)) != -1) {
+		if (c != 'c')
+			continue;
+		if (*file) {
+			fprintf(stderr, "psock-gw: -c given twice\n");
+			return -1;
+		}
+		*file = optarg;
+	}
+	opterr = 1;
+	optind = 0;		/* glibc: start over, from scratch */
+	return 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+	bool cmd_allow = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, OPTSTRING, opts, NULL)) != -1) {
 		switch (c) {
-		case 'l':
-			if (parse_addr(optarg, &cfg.listen, NULL) < 0)
-				goto bad;
-			has_listen = true;
-			break;
-		case 'r':
-			if (parse_addr(optarg, &cfg.remote, NULL) < 0)
-				goto bad;
-			cfg.has_remote = true;
-			break;
-		case 't':
-			cfg.transparent = true;
+		case 'c':
 			break;
 		case 'a':
-			if (parse_allow(optarg) < 0)
+			/* The command line's --allow replace the file's. */
+			if (!cmd_allow)
+				cfg.nallow = 0;
+			cmd_allow = true;
+			if (set_opt(c, optarg, false) < 0)
 				goto bad;
 			break;
-		case 'n':
-			v = num(optarg, 1, PSOCK_STREAM_CNT_LIMIT);
-			if (v < 0)
+		case 'l': case 'r': case 't': case 'n': case 'b': case 'm': case 'v':
+			if (set_opt(c, optarg, false) < 0)
 				goto bad;
-			cfg.streams = v;
-			break;
-		case 'b':
-			v = num(optarg, BUF_MIN, BUF_MAX);
-			if (v < 0)
-				goto bad;
-			cfg.bufsz = v;
-			break;
-		case 'm':
-			v = num(optarg, 1, FLOWS_MAX);
-			if (v < 0)
-				goto bad;
-			cfg.max_flows = v;
-			break;
-		case 'v':
-			cfg.verbose++;
 			break;
 		case 'V':
 			printf("psock-gw %s\n", HICN_PSOCK_VERSION);
@@ -977,7 +1194,7 @@ static int parse_args(int argc, char **argv)
 		err("unexpected argument \"%s\"", argv[optind]);
 		return -1;
 	}
-	if (!has_listen) {
+	if (!cfg.has_listen) {
 		err("--listen is required");
 		return -1;
 	}
@@ -1005,6 +1222,10 @@ bad:
 
 int main(int argc, char **argv)
 {
+	const char *conf = NULL;
+	char **args = argv;
+	int nargs = argc;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -1017,16 +1238,26 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "ingress")) {
-		cfg.role = INGRESS;
-	} else if (!strcmp(argv[1], "egress")) {
-		cfg.role = EGRESS;
-	} else {
+	/* The mode comes first, or from the configuration file's "mode". */
+	if (argv[1][0] != '-') {
+		if (set_role(argv[1]) < 0) {
+			usage(stderr);
+			return 2;
+		}
+		args = argv + 1;
+		nargs = argc - 1;
+	}
+	if (find_conf(nargs, args, &conf) < 0)
+		return 2;
+	if (!conf && !cfg.has_role) {
 		usage(stderr);
 		return 2;
 	}
-	cfg.name = argv[1];
-	if (parse_args(argc - 1, argv + 1) < 0)
+	/* The command line's mode overrides the file's. */
+	cfg.cmd_role = cfg.has_role;
+	if (conf && load_conf(conf) < 0)
+		return 2;
+	if (parse_args(nargs, args) < 0)
 		return 2;
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	return run();

@@ -50,7 +50,8 @@ P=$STAGE/usr/local
 expect=(include/linux/hicn.h include/linux/psock.h include/linux/hicn_netlink.h
 	include/linux/psock_netlink.h sbin/hicnctl sbin/psock-gw bin/psockize
 	lib/psockize/libpsockize.so lib/psockize/psockize-bpf
-	share/bash-completion/completions/hicnctl share/hicn-psock/manifest)
+	share/bash-completion/completions/hicnctl share/hicn-psock/manifest
+	lib/systemd/system/psock-gw@.service share/doc/hicn-psock/psock-gw.conf.example)
 for p in "${PAGES[@]}"; do
 	expect+=("share/man/${p#Documentation/man/}")
 done
@@ -83,6 +84,15 @@ tap_check "installed hicn(7) names version $VERSION" \
 tap_expect "installed hicnctl -V" "hicnctl $VERSION" "$P/sbin/hicnctl" -V
 tap_expect "installed psockize -V" "psockize $VERSION" "$P/bin/psockize" -V
 tap_expect "installed psock-gw -V" "psock-gw $VERSION" "$P/sbin/psock-gw" -V
+tap_expect "psock-gw@.service runs the installed psock-gw with -c /etc/psock-gw/%i.conf" \
+	"ExecStart=/usr/local/sbin/psock-gw -c /etc/psock-gw/%i.conf" \
+	grep "^ExecStart=" "$P/lib/systemd/system/psock-gw@.service"
+# Every line of the example is read (a bad line fails before the
+# options); then the bad -b of the command line.
+tap_expect "psock-gw -c reads the installed example configuration" \
+	"psock-gw ingress: bad value for -b: \"1\""$'\n'"status 2" \
+	sh -c '"$1" -c "$2" -b 1; echo "status $?"' sh "$P/sbin/psock-gw" \
+	"$P/share/doc/hicn-psock/psock-gw.conf.example"
 tap_expect "installed psockize names the installed library" \
 	"/usr/local/lib/psockize/libpsockize.so" \
 	sed -n 's/^LIB=\${PSOCKIZE_LIB:-\(.*\)}$/\1/p' "$P/bin/psockize"

@@ -31,8 +31,10 @@
 # arrives once the server reads; (d) half-close both ways; (e) the egress
 # refuses destinations outside its allow-list, headers it does not
 # know, and transparent flows when it has no allow-list; (f) 50
-# concurrent flows, intact, no descriptor left behind; SIGTERM ends the
-# daemons with status 0.  Transparent mode needs CONFIG_NFT_TPROXY (the
+# concurrent flows, intact, no descriptor left behind; (g) a pair started
+# from configuration files (-c, one value overridden by an option)
+# carries (a) alike, and bad files are refused with status 2 and
+# "FILE:LINE: reason"; SIGTERM ends the daemons with status 0.  Transparent mode needs CONFIG_NFT_TPROXY (the
 # Debian kernels have it, the debug kernel not: skipped there).
 #
 # nginx comes from Debian's package unpacked into .cache/apps by
@@ -225,6 +227,61 @@ else
 	no_tproxy "(a) transparent mode"
 fi
 
+# ---- (g) configuration files ----
+
+# The egress of the pair from its file alone; the ingress's file says
+# :8083, the command line's --listen :8082 overrides it.
+cat > "$TMP/ce.conf" <<EOF
+# psock-gw(8) egress, static to nginx
+mode = egress
+listen = [::]:9002
+remote = $SRV:8080
+allow = 10.73.3.0/24:8080
+buffer = $BUF
+streams = 2
+verbose = 1
+EOF
+cat > "$TMP/ci.conf" <<EOF
+mode	=	ingress
+listen = 10.73.0.2:8083
+remote = $EGW:9002
+
+max-flows = 64
+buffer = $BUF
+streams = 2
+verbose = 1
+EOF
+ip netns exec $O "$GW" -c "$TMP/ce.conf" 2> "$TMP/ce.log" &
+PIDS+=($!) PID_ce=$!
+ip netns exec $I "$GW" -c "$TMP/ci.conf" -l 10.73.0.2:8082 2> "$TMP/ci.log" &
+PIDS+=($!) PID_ci=$!
+wait_listen $O 9002 && wait_listen $I 8082
+tap_result $? "(g) a pair from -c files listens (the ingress on the command line's :8082)"
+ip netns exec $I ss -Htln "sport = :8083" | grep -q . && r=1 || r=0
+tap_result $r "(g) the command line's --listen overrode the file's: nothing on :8083"
+fetch "(g) from -c files: curl http://10.73.0.2:8082 through the pair" http://10.73.0.2:8082/file
+
+badconf() {		# badconf DESC WANT-STDERR CONTENT [ARGS...]
+	local desc=$1 want=$2 f=$TMP/bad.conf out rc
+	printf '%b' "$3" > "$f"
+	shift 3
+	out=$(ip netns exec $I "$GW" -c "$f" "$@" 2>&1)
+	rc=$?
+	[ $rc -eq 2 ] && [ "$out" = "psock-gw: $f:$want" ]
+	tap_result $? "(g) $desc: status $rc, '${out//$TMP\//}'"
+}
+G_OK='mode = ingress\nlisten = 10.73.0.2:8084\nremote = 10.73.1.2:9000\n'
+badconf "unknown key" '4: unknown key "buffers"' "${G_OK}buffers = 4096\n"
+badconf "bad address" '2: bad value for "listen": "10.73.0.256:8084"' \
+	'mode = ingress\nlisten = 10.73.0.256:8084\nremote = 10.73.1.2:9000\n'
+badconf "duplicate key" '4: duplicate "remote" (first on line 3)' "${G_OK}remote = 10.73.1.2:9001\n"
+badconf "missing mode" '2: no "mode" (ingress or egress) in the file or on the command line' \
+	'listen = 10.73.0.2:8084\nremote = 10.73.1.2:9000\n'
+badconf "line too long" '4: line longer than 512 bytes' "${G_OK}# $(printf '%*s' 600 x)\n"
+badconf "bad value under good ones" '5: bad value for "buffer": "100"' "${G_OK}# c\nbuffer = 100\n"
+ip netns exec $I ss -Htln "sport = :8084" | grep -q . && r=1 || r=0
+tap_result $r "(g) no partial start: nothing listens on the bad files' :8084"
+
 # ---- (d) half-close both ways ----
 
 out=$(ip netns exec $C timeout 30 python3 "$PEER" half 10.73.0.2 8090 1048576)
@@ -371,7 +428,7 @@ tap_result $? "(f) 10 curl at once from nginx: $n intact"
 # ---- SIGTERM ----
 
 rc=0
-for name in i1 i2 e1 e2 $([ $TPROXY = 1 ] && echo it); do
+for name in i1 i2 e1 e2 ci ce $([ $TPROXY = 1 ] && echo it); do
 	eval "p=\$PID_$name"
 	kill -TERM "$p"
 	wait "$p"
