@@ -6,11 +6,17 @@
  *
  * Optimistic connect (PSOCK_OPTIMISTIC)
  * ------------------
- * The client's probe is PSTRIPE_PROBE_OPT, and connect() returns once it
- * is out: the connection is plain TCP on subflow 0 (@fallback) but
- * undecided (@opt).  The application's bytes go out plain at once, at most
- * PSTRIPE_OPT_MAX of them while undecided (more once the hello timeout
- * passed, @opt_over).  The server's first bytes decide:
+ * connect() returns once TCP's handshake is done (connect() takes that
+ * step itself, no work runs between): the connection is plain TCP on
+ * subflow 0 (@fallback) but undecided (@opt).  The client's probe is
+ * PSTRIPE_PROBE_OPT, urgent as ever, and rides in front of the
+ * application's first bytes, in their segment (pstripe_opt_send_first():
+ * a separate probe costs a segment, a wake-up of the server and, under
+ * Nagle, a round trip).  It goes alone when the application reads or
+ * polls for reading first, or PSTRIPE_PROBE_DELAY after connect() (a
+ * client that connects ahead).  The application's bytes go out plain at
+ * once, at most PSTRIPE_OPT_MAX of them while undecided (more once the
+ * hello timeout passed, @opt_over).  The server's first bytes decide:
  *
  * - a server hello, with at most PSTRIPE_OPT_MAX plain bytes sent and our
  *   end of the stream not sent: we send PSTRIPE_PROBE_OPT as urgent data
@@ -279,9 +285,70 @@ void pstripe_opt_plain(struct pstripe_sock *ps)
 	if (!ps->opt)
 		return;
 	ps->opt = 0;
+	ps->opt_probe = false;
 	ps->plain_sent = true;
 	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_FALLBACKS);
 	pstripe_wake(ps_sk(ps));
+}
+
+/*
+ * Optimistic client: the probe alone, due now.  If it cannot go, the
+ * server never learns we speak PSOCK: plain TCP (an error of the subflow
+ * is the application's next call's).
+ */
+void pstripe_opt_probe(struct pstripe_sock *ps)
+{
+	u8 probe = PSTRIPE_PROBE_OPT;
+
+	sock_owned_by_me(ps_sk(ps));
+	if (!ps->opt_probe || ps_sk(ps)->sk_state != TCP_ESTABLISHED)
+		return;
+	ps->opt_probe = false;
+	if (pstripe_sf_send(ps->sf[0], &probe, 1, MSG_OOB) != 1)
+		pstripe_opt_plain(ps);
+}
+
+/*
+ * Optimistic client, the application's first bytes: the probe in front
+ * of them, in one segment.  MSG_OOB would make the last byte urgent, and
+ * TCP never holds urgent data back, so the probe is queued corked
+ * (MSG_MORE), made urgent by hand (@snd_up one past it, as MSG_OOB sets
+ * it), and the bytes appended and pushed with it.  Returns what
+ * tcp_sendmsg_locked() returns for @msg.
+ */
+int pstripe_opt_send_first(struct pstripe_sock *ps, struct msghdr *msg)
+{
+	struct msghdr pm = { .msg_flags = MSG_MORE | MSG_DONTWAIT |
+					  MSG_NOSIGNAL };
+	struct sock *ssk = ps->sf[0]->sock->sk;
+	u8 probe = PSTRIPE_PROBE_OPT;
+	struct kvec iov = { .iov_base = &probe, .iov_len = 1 };
+	bool queued, push = false;
+	int r;
+
+	sock_owned_by_me(ps_sk(ps));
+	ps->opt_probe = false;
+	iov_iter_kvec(&pm.msg_iter, ITER_SOURCE, &iov, 1, 1);
+	lock_sock(ssk);
+	r = tcp_sendmsg_locked(ssk, &pm, 1);
+	queued = r == 1;
+	if (queued) {
+		tcp_sk(ssk)->snd_up = tcp_sk(ssk)->write_seq;
+		r = tcp_sendmsg_locked(ssk, msg, msg_data_left(msg));
+		/* No bytes came (a fault): the probe goes alone. */
+		push = r <= 0 && !(tcp_sk(ssk)->nonagle & TCP_NAGLE_CORK);
+	}
+	release_sock(ssk);
+	if (!queued) {
+		pstripe_opt_plain(ps);	/* the server never hears of us */
+		return r ? r : -EAGAIN;
+	}
+	ps->sf[0]->bytes_sent++;
+	if (push) {
+		tcp_sock_set_cork(ssk, true);
+		tcp_sock_set_cork(ssk, false);
+	}
+	return r;
 }
 
 /* Optimistic client, a whole server hello first: turn striped. */
@@ -322,7 +389,13 @@ static int pstripe_opt_hello(struct pstripe_sock *ps)
 
 	r = pstripe_sf_recv(ps->sf[0], msgs, sizeof(msgs), MSG_PEEK);
 	if (r == -EAGAIN) {
-		if (ps->opt_over)
+		if (ps->opt_probe && time_after_eq(jiffies, ps->probe_at))
+			pstripe_opt_probe(ps);
+		if (ps->opt_probe) {
+			pstripe_schedule_by(ps, ps->probe_at - jiffies);
+			return 0;
+		}
+		if (ps->opt_over || !ps->opt)
 			return 0;
 		if (time_after_eq(jiffies, ps->deadline)) {
 			ps->opt_over = true;
@@ -502,6 +575,9 @@ static void pstripe_opt_start(struct pstripe_sock *ps)
 
 	ps->opt = PSTRIPE_OPT_WAIT;
 	ps->opt_sent = 0;
+	ps->opt_probe = true;
+	ps->probe_at = jiffies + min(pstripe_hello_jiffies(ps_sk(ps)) / 4,
+				     PSTRIPE_PROBE_DELAY);
 	WRITE_ONCE(ps->late_hello, true);
 	pstripe_fallback(ps);
 	/* A hello already there, or the timeout to watch. */
@@ -515,7 +591,7 @@ void pstripe_connect_work(struct pstripe_sock *ps)
 	struct pstripe_subflow *sf0 = ps->sf[0];
 	struct sock *sk = ps_sk(ps);
 	struct pstripe_hello h, msgs[1 + PSOCK_ADDR_MAX];
-	u8 probe = ps->optimistic ? PSTRIPE_PROBE_OPT : PSTRIPE_PROBE;
+	u8 probe = PSTRIPE_PROBE;
 	int st, r;
 
 	switch (ps->phase) {
@@ -528,6 +604,12 @@ void pstripe_connect_work(struct pstripe_sock *ps)
 			pstripe_connect_fail(ps, r ? r : -ECONNREFUSED);
 			return;
 		}
+		ps->phase = PSTRIPE_PH_SHELLO;
+		ps->deadline = jiffies + pstripe_hello_jiffies(sk);
+		if (ps->optimistic) {
+			pstripe_opt_start(ps);	/* the probe comes later */
+			return;
+		}
 		/*
 		 * One urgent byte says "I speak PSOCK": a plain TCP server
 		 * never sees it in its stream (unless it set SO_OOBINLINE).
@@ -535,12 +617,6 @@ void pstripe_connect_work(struct pstripe_sock *ps)
 		r = pstripe_sf_send(sf0, &probe, 1, MSG_OOB);
 		if (r != 1) {
 			pstripe_connect_fail(ps, r < 0 ? r : -EPROTO);
-			return;
-		}
-		ps->phase = PSTRIPE_PH_SHELLO;
-		ps->deadline = jiffies + pstripe_hello_jiffies(sk);
-		if (ps->optimistic) {
-			pstripe_opt_start(ps);
 			return;
 		}
 		fallthrough;

@@ -562,7 +562,8 @@ int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
 	if (left > room)
 		iov_iter_truncate(&msg->msg_iter, room);
 	msg->msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
-	r = sock_sendmsg(sf->sock, msg);
+	r = ps->opt_probe ? pstripe_opt_send_first(ps, msg) :
+			    sock_sendmsg(sf->sock, msg);
 	msg->msg_flags = flags;
 	if (left > room)
 		iov_iter_reexpand(&msg->msg_iter,

@@ -414,6 +414,24 @@ out:
 /* proto_ops->accept: its arguments differ between kernels (compat.h). */
 PSTRIPE_DEFINE_ACCEPT(pstripe_accept)
 
+/*
+ * An optimistic connect() whose control subflow is no longer connecting:
+ * it takes the next step itself (connected, or failed), not waiting for
+ * the work to do it and wake it.  Under the socket lock; a subflow's
+ * events wake connect() to look (pstripe_sf_event()).
+ */
+static bool pstripe_opt_tcp_up(struct pstripe_sock *ps)
+{
+	struct pstripe_subflow *sf0 = ps->sf[0];
+	int st;
+
+	sock_owned_by_me(ps_sk(ps));
+	if (!ps->optimistic || ps->phase != PSTRIPE_PH_TCP || !sf0)
+		return false;
+	st = pstripe_sf_state(sf0);
+	return st != TCP_SYN_SENT && st != TCP_SYN_RECV;
+}
+
 static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 			   int addr_len, int flags)
 {
@@ -466,6 +484,10 @@ static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 			if (signal_pending(current)) {
 				err = sock_intr_errno(timeo);
 				break;
+			}
+			if (pstripe_opt_tcp_up(ps)) {
+				pstripe_connect_work(ps);
+				continue;
 			}
 			sk_wait_event(sk, &timeo,
 				      sk->sk_state != TCP_SYN_SENT, &wait);
@@ -600,12 +622,23 @@ static bool pstripe_poll_confirm_in(struct pstripe_sock *ps)
 	return data;
 }
 
+/* Polled for reading first: an optimistic client's probe goes alone. */
+static void pstripe_poll_probe(struct pstripe_sock *ps)
+{
+	lock_sock(ps_sk(ps));
+	pstripe_opt_probe(ps);
+	release_sock(ps_sk(ps));
+}
+
 static __poll_t pstripe_poll(struct file *file, struct socket *sock,
 			     poll_table *wait)
 {
 	__poll_t mask;
 
 	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(pstripe_sk(sock->sk)->opt_probe) &&
+	    (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM | EPOLLPRI)))
+		pstripe_poll_probe(pstripe_sk(sock->sk));
 	rcu_read_lock();
 	mask = pstripe_poll_mask(sock->sk);
 	rcu_read_unlock();
@@ -753,6 +786,7 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 		goto out;
 	}
 	pstripe_sync_opts(sk);
+	pstripe_opt_probe(ps);	/* reading first: our probe goes alone */
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 
 	add_wait_queue(sk_sleep(sk), &wait);

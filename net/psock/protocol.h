@@ -485,6 +485,10 @@ struct pstripe_tcp_opts {
  *	application may send more than PSTRIPE_OPT_MAX plain bytes
  * @opt_switched: client: turned striped after an optimistic start
  * @opt_sent: client: plain bytes sent while undecided
+ * @opt_probe: client, undecided: our probe is not out yet; it goes in
+ *	front of the application's first bytes, or alone when the
+ *	application reads first or at @probe_at (handshake.c)
+ * @probe_at: client: when the work sends a probe still due alone
  * @rj_sf: client: a subflow connecting to take the place of dead subflow
  *	@rj_slot (pm.c), not in @sf yet
  * @rj_slot: see @rj_sf
@@ -582,6 +586,8 @@ struct pstripe_sock {
 	bool			opt_over;
 	bool			opt_switched;
 	u32			opt_sent;
+	bool			opt_probe;
+	unsigned long		probe_at;
 	struct pstripe_subflow	*rj_sf;
 	u8			rj_slot;
 	unsigned long		rj_deadline;
@@ -678,6 +684,11 @@ struct pstripe_lstn {
 #define PSTRIPE_OPT_WAIT	1	/* client: undecided */
 #define PSTRIPE_SF_OPT_RAW	1	/* server: plain bytes, mark not seen */
 #define PSTRIPE_SF_OPT_MARKED	2	/* server: mark read, @opt_blk kept */
+/*
+ * An optimistic client's probe waits this long at most (and a quarter of
+ * the hello timeout) for the application's first bytes to ride with.
+ */
+#define PSTRIPE_PROBE_DELAY	msecs_to_jiffies(20)
 
 /* Re-check of pending handshakes while nothing else wakes the work. */
 #define PSTRIPE_POLL_JIFFIES	(HZ / 20)
@@ -864,6 +875,8 @@ int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
 void pstripe_sf_compact(struct pstripe_sock *ps);
 int pstripe_late_hello(struct pstripe_sock *ps);
 void pstripe_opt_plain(struct pstripe_sock *ps);
+void pstripe_opt_probe(struct pstripe_sock *ps);
+int pstripe_opt_send_first(struct pstripe_sock *ps, struct msghdr *msg);
 void pstripe_opt_probed(struct pstripe_subflow *sf);
 int pstripe_opt_mark(struct pstripe_sock *lps, struct pstripe_subflow *sf);
 void pstripe_opt_adopt(struct pstripe_sock *child, struct pstripe_subflow *sf);

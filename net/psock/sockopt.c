@@ -1032,6 +1032,8 @@ void pstripe_info_head(struct sock *sk, struct psock_info *info)
 		info->driver = ps->neg_driver;
 		if (ps->fallback)
 			info->flags |= PSOCK_INFO_FALLBACK;
+		if (ps->opt)
+			info->flags |= PSOCK_INFO_UNDECIDED;
 	}
 }
 

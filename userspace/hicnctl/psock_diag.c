@@ -84,7 +84,9 @@ static void print_info(const void *data, size_t len)
 	memcpy(&info, data, sizeof(info));
 	print_uint("subflows", " subflows %llu", info.num);
 	print_uint("streams", " streams %llu", info.stream_cnt);
-	if (info.flags & PSOCK_INFO_FALLBACK)
+	if (info.flags & PSOCK_INFO_UNDECIDED)
+		print_string("mode", " %s", "undecided");
+	else if (info.flags & PSOCK_INFO_FALLBACK)
 		print_string("mode", " %s", "fallback");
 }
 

@@ -107,6 +107,12 @@ struct pstream_int {
 						 * a plain TCP stream on subflow 0
 						 */
 #define PSOCK_INFO_ESTABLISHED	(1U << 1)	/* handshake complete */
+#define PSOCK_INFO_UNDECIDED	(1U << 2)	/* with FALLBACK: optimistic
+						 * (PSOCK_OPTIMISTIC), plain
+						 * TCP until the server's
+						 * first bytes: it may still
+						 * turn striped
+						 */
 
 /**
  * struct psock_subflow_info - one subflow in the answer to PSOCK_INFO

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Optimistic connect (PSOCK_OPTIMISTIC, or TCP_FASTOPEN_CONNECT at
- * SOL_TCP; Documentation/psock.rst, "Optimistic connect"): connect()
+ * IPPROTO_TCP; Documentation/psock.rst, "Optimistic connect"): connect()
  * returns once TCP is up, and what the client sends before the server's
  * hello goes out as plain TCP at once.
  *
@@ -11,9 +11,14 @@
  *   round trip is paid;
  * - more than PSOCK_OPTIMISTIC_MAX bytes to such a server: the rest waits
  *   for the hello timeout, then goes; every byte arrives;
+ * - the probe rides in front of the first bytes, in their segment (a
+ *   plain server counts one data segment), and PSOCK_INFO says
+ *   "undecided" until the server's first bytes;
  * - against a PSOCK server the connection still turns striped, with or
  *   without bytes sent before the hello, and 1 MiB each way arrives
  *   intact; PSOCK_INFO on both ends agrees (4 subflows);
+ * - a PSOCK server that speaks first, to a client that reads (or polls)
+ *   before it writes: striped too;
  * - a FIN before the hello: both ends agree on plain TCP;
  * - net.psock.optimistic sets the default of new sockets;
  * - while it turns striped (its data subflows joining), the connection
@@ -27,7 +32,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <time.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h>
 
 #include "psock_lib.h"
 #include "kselftest_harness.h"
@@ -78,14 +83,14 @@ static int read_full(int fd, void *buf, size_t len)
 	return 0;
 }
 
-/* An optimistic PSOCK client socket; @tfo: set through SOL_TCP. */
+/* An optimistic PSOCK client socket; @tfo: set through IPPROTO_TCP. */
 static int opt_socket(int rcmd, bool tfo)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK), one = 1;
 
 	if (fd < 0 || psock_opts(fd, rcmd, rcmd, -1))
 		return -1;
-	if (tfo ? setsockopt(fd, SOL_TCP, TCP_FASTOPEN_CONNECT, &one,
+	if (tfo ? setsockopt(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, &one,
 			     sizeof(one)) :
 		  setsockopt(fd, SOL_PSOCK, PSOCK_OPTIMISTIC, &one, sizeof(one)))
 		return -1;
@@ -206,6 +211,99 @@ TEST_F_TIMEOUT(opt, plain_server_waits_for_client, 30)
 	EXPECT_EQ(0, recv(c, buf, 1, 0));
 	close(a);
 	close(c);
+}
+
+/*
+ * The probe and the first bytes in one segment: a separate probe would
+ * cost a segment and wake the server for nothing.  Undecided until the
+ * server's answer.
+ */
+TEST_F_TIMEOUT(opt, probe_rides_with_first_bytes, 30)
+{
+	const unsigned int und = PSOCK_INFO_FALLBACK | PSOCK_INFO_ESTABLISHED |
+				 PSOCK_INFO_UNDECIDED;
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	char buf[16] = { 0 };
+	int c, a;
+
+	self->lfd = lo_listen(AF_INET, IPPROTO_TCP, &self->port);
+	ASSERT_LE(0, self->lfd);
+	c = opt_socket(1, variant->tfo);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, lo_connect(c, AF_INET, self->port));
+	EXPECT_EQ(und, info_flags(c, NULL, NULL));
+	ASSERT_EQ(9, send(c, "GET / 1.0", 9, 0));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, read_full(a, buf, 9));
+	EXPECT_EQ(0, memcmp(buf, "GET / 1.0", 9));
+	memset(&ti, 0, sizeof(ti));
+	ASSERT_EQ(0, getsockopt(a, IPPROTO_TCP, TCP_INFO, &ti, &len));
+	EXPECT_EQ(1, ti.tcpi_data_segs_in) TH_LOG("the probe went alone");
+	EXPECT_EQ(und, info_flags(c, NULL, NULL));
+	ASSERT_EQ(6, send(a, "200 OK", 6, 0));
+	ASSERT_EQ(0, read_full(c, buf, 6));
+	EXPECT_EQ(0, memcmp(buf, "200 OK", 6));
+	EXPECT_EQ(PSOCK_INFO_FALLBACK | PSOCK_INFO_ESTABLISHED,
+		  info_flags(c, NULL, NULL));
+	close(a);
+	close(c);
+}
+
+/*
+ * A PSOCK server that speaks first (a banner), to a client that reads,
+ * or polls for reading, before it writes: its probe goes then, alone, and
+ * the connection turns striped.
+ */
+static void server_first_case(struct __test_metadata *_metadata, int lfd,
+			      int port, bool tfo, bool use_poll)
+{
+	struct xfer x = { 0 };
+	unsigned int num = 0;
+	char buf[8] = { 0 };
+	int c;
+
+	c = opt_socket(4, tfo);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, lo_connect(c, AF_INET, port));
+	x.fd = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, x.fd);
+	ASSERT_EQ(6, send(x.fd, "banner", 6, 0));
+	if (use_poll) {
+		struct pollfd pfd = { .fd = c, .events = POLLIN };
+
+		ASSERT_EQ(1, poll(&pfd, 1, 10000));
+	}
+	ASSERT_EQ(0, read_full(c, buf, 6));
+	EXPECT_EQ(0, memcmp(buf, "banner", 6));
+	EXPECT_EQ(PSOCK_INFO_ESTABLISHED, info_flags(c, &num, NULL));
+	EXPECT_EQ(4, num);
+	EXPECT_EQ(PSOCK_INFO_ESTABLISHED, info_flags(x.fd, &num, NULL));
+	EXPECT_EQ(4, num);
+	x.seed = 3;
+	ASSERT_EQ(0, pthread_create(&x.thread, NULL, send_main, &x));
+	EXPECT_EQ(0, recv_pattern(c, 3, XFER));
+	pthread_join(x.thread, NULL);
+	EXPECT_EQ(0, x.err);
+	close(x.fd);
+	close(c);
+}
+
+TEST_F_TIMEOUT(opt, psock_server_speaks_first_read, 60)
+{
+	self->lfd = psock_listen4(&self->port);
+	ASSERT_LE(0, self->lfd);
+	server_first_case(_metadata, self->lfd, self->port, variant->tfo,
+			  false);
+}
+
+TEST_F_TIMEOUT(opt, psock_server_speaks_first_poll, 60)
+{
+	self->lfd = psock_listen4(&self->port);
+	ASSERT_LE(0, self->lfd);
+	server_first_case(_metadata, self->lfd, self->port, variant->tfo,
+			  true);
 }
 
 /* More than a client may send before the hello: the rest waits for it. */
