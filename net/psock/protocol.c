@@ -420,6 +420,18 @@ PSTRIPE_DEFINE_ACCEPT(pstripe_accept)
  * the work to do it and wake it.  Under the socket lock; a subflow's
  * events wake connect() to look (pstripe_sf_event()).
  */
+/*
+ * An optimistic connect() leaves (a signal, its timeout) with its steps
+ * not all taken: the work takes them on.
+ */
+static void pstripe_conn_unwait(struct pstripe_sock *ps)
+{
+	if (!ps->conn_waiting)
+		return;
+	WRITE_ONCE(ps->conn_waiting, false);
+	pstripe_kick(ps);
+}
+
 static bool pstripe_opt_tcp_up(struct pstripe_sock *ps)
 {
 	struct pstripe_subflow *sf0 = ps->sf[0];
@@ -470,7 +482,11 @@ static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		ps->fallback = false;
 		pstripe_set_state(sk, TCP_SYN_SENT);
 		sock->state = SS_CONNECTING;
-		pstripe_kick(ps);
+		/* An optimistic connect() that waits takes the steps itself. */
+		WRITE_ONCE(ps->conn_waiting,
+			   ps->optimistic && !(flags & O_NONBLOCK));
+		if (!ps->conn_waiting)
+			pstripe_kick(ps);
 		err = -EINPROGRESS;
 		break;
 	}
@@ -493,8 +509,10 @@ static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 				      sk->sk_state != TCP_SYN_SENT, &wait);
 		}
 		remove_wait_queue(sk_sleep(sk), &wait);
-		if (sk->sk_state == TCP_SYN_SENT)
+		if (sk->sk_state == TCP_SYN_SENT) {
+			pstripe_conn_unwait(ps);
 			goto out;
+		}
 	}
 	if (sk->sk_state == TCP_CLOSE) {
 		err = sock_error(sk);
@@ -506,6 +524,7 @@ static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 	sock->state = SS_CONNECTED;
 	err = 0;
 out:
+	WRITE_ONCE(ps->conn_waiting, false);
 	release_sock(sk);
 	return err;
 }
@@ -760,6 +779,20 @@ out:
 	return err;
 }
 
+/*
+ * A reader that slept for a late hello leaves: one that came after its
+ * last look (its event did not kick the work) is the work's again.
+ */
+static void pstripe_rcv_unwait(struct pstripe_sock *ps)
+{
+	if (!ps->rcv_waiting)
+		return;
+	WRITE_ONCE(ps->rcv_waiting, false);
+	smp_mb();	/* pairs with pstripe_sf_ev_work()'s */
+	if (ps->late_hello && ps->sf[0] && pstripe_sf_readable(ps->sf[0]))
+		pstripe_kick(ps);
+}
+
 static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 			   size_t len, int flags)
 {
@@ -834,10 +867,13 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 			break;
 		}
 		pstripe_ack_now(ps);
+		if (ps->late_hello)
+			WRITE_ONCE(ps->rcv_waiting, true);
 		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
 			      pstripe_rcv_ready(ps), &wait);
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
+	pstripe_rcv_unwait(ps);
 	pstripe_ack_now(ps);
 out:
 	release_sock(sk);

@@ -489,6 +489,10 @@ struct pstripe_tcp_opts {
  *	front of the application's first bytes, or alone when the
  *	application reads first or at @probe_at (handshake.c)
  * @probe_at: client: when the work sends a probe still due alone
+ * @conn_waiting: client: an optimistic connect() waits to take the step
+ *	after TCP's handshake itself: subflow events only wake it
+ * @rcv_waiting: client: a reader sleeps with @late_hello set: it reads
+ *	a late hello itself, the data events only wake it
  * @rj_sf: client: a subflow connecting to take the place of dead subflow
  *	@rj_slot (pm.c), not in @sf yet
  * @rj_slot: see @rj_sf
@@ -588,6 +592,8 @@ struct pstripe_sock {
 	u32			opt_sent;
 	bool			opt_probe;
 	unsigned long		probe_at;
+	bool			conn_waiting;
+	bool			rcv_waiting;
 	struct pstripe_subflow	*rj_sf;
 	u8			rj_slot;
 	unsigned long		rj_deadline;

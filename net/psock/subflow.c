@@ -25,6 +25,32 @@ enum { PSTRIPE_EV_DATA, PSTRIPE_EV_SPACE, PSTRIPE_EV_STATE };
 
 static void pstripe_grave_ready(struct pstripe_subflow *sf);
 
+/*
+ * Does @ev need the socket's work?  Not while a caller that sleeps takes
+ * the step itself (an optimistic connect(), a reader of a late hello;
+ * each kicks the work when it leaves with the step not taken), nor on a
+ * plain TCP connection, for which the work has nothing to do.
+ */
+static bool pstripe_sf_ev_work(struct pstripe_sock *ps, int ev)
+{
+	int state = READ_ONCE(ps_sk(ps)->sk_state);
+
+	smp_mb();	/* the event's state, then the flags; see the callers */
+	if (READ_ONCE(ps->conn_waiting))
+		return false;
+	if (state == TCP_ESTABLISHED && READ_ONCE(ps->fallback)) {
+		if (!READ_ONCE(ps->late_hello))
+			return false;
+		if (ev == PSTRIPE_EV_DATA && READ_ONCE(ps->rcv_waiting))
+			return false;
+	}
+	/* The work handshakes, classifies and flushes blocks. */
+	return ev == PSTRIPE_EV_STATE || state != TCP_ESTABLISHED ||
+	       (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)) ||
+	       (ev == PSTRIPE_EV_DATA && (pstripe_acks_urgent(ps) ||
+					  READ_ONCE(ps->late_hello)));
+}
+
 static void pstripe_sf_event(struct sock *ssk, int ev)
 {
 	struct pstripe_subflow *sf;
@@ -41,12 +67,7 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 		if (sf->lstn)
 			pstripe_lstn_ready(sf);
 		pstripe_wake(sk);
-		/* The work handshakes, classifies and flushes blocks. */
-		if (ev == PSTRIPE_EV_STATE ||
-		    READ_ONCE(sk->sk_state) != TCP_ESTABLISHED ||
-		    (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)) ||
-		    (ev == PSTRIPE_EV_DATA && (pstripe_acks_urgent(ps) ||
-					       READ_ONCE(ps->late_hello))))
+		if (pstripe_sf_ev_work(ps, ev))
 			pstripe_kick(ps);
 	}
 	read_unlock_bh(&ssk->sk_callback_lock);

@@ -20,6 +20,8 @@
  * - a PSOCK server that speaks first, to a client that reads (or polls)
  *   before it writes: striped too;
  * - a FIN before the hello: both ends agree on plain TCP;
+ * - a connect() that timed out before TCP was up: the connection comes
+ *   up on its own later;
  * - net.psock.optimistic sets the default of new sockets;
  * - while it turns striped (its data subflows joining), the connection
  *   stays connected: getpeername() answers, shutdown() waits for it;
@@ -304,6 +306,50 @@ TEST_F_TIMEOUT(opt, psock_server_speaks_first_poll, 60)
 	ASSERT_LE(0, self->lfd);
 	server_first_case(_metadata, self->lfd, self->port, variant->tfo,
 			  true);
+}
+
+/*
+ * connect() gives up (SO_SNDTIMEO) while its SYN waits for room in a full
+ * accept queue: when TCP comes up later, the step connect() would have
+ * taken is taken for it, and the connection works.
+ */
+TEST_F_TIMEOUT(opt, connect_times_out_then_up, 30)
+{
+	struct timeval tv = { .tv_usec = 300 * 1000 };
+	struct pollfd pfd;
+	char buf[8] = { 0 };
+	int filler, c, a;
+
+	self->lfd = lo_listen(AF_INET, IPPROTO_TCP, &self->port);
+	ASSERT_LE(0, self->lfd);
+	ASSERT_EQ(0, listen(self->lfd, 0));	/* one queued: full */
+	filler = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, filler);
+	ASSERT_EQ(0, lo_connect(filler, AF_INET, self->port));
+	c = opt_socket(1, variant->tfo);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	ASSERT_EQ(-1, lo_connect(c, AF_INET, self->port));
+	ASSERT_EQ(EINPROGRESS, errno);
+	/* Room for the SYN's retransmission, a second later. */
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	close(a);
+	close(filler);
+	pfd.fd = c;
+	pfd.events = POLLOUT;
+	ASSERT_EQ(1, poll(&pfd, 1, 10000)) TH_LOG("never connected");
+	EXPECT_EQ(POLLOUT, pfd.revents & (POLLOUT | POLLERR | POLLHUP));
+	ASSERT_EQ(3, send(c, "GET", 3, 0));
+	a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, read_full(a, buf, 3));
+	EXPECT_EQ(0, memcmp(buf, "GET", 3));
+	ASSERT_EQ(2, send(a, "OK", 2, 0));
+	ASSERT_EQ(0, read_full(c, buf, 2));
+	EXPECT_EQ(0, memcmp(buf, "OK", 2));
+	close(a);
+	close(c);
 }
 
 /* More than a client may send before the hello: the rest waits for it. */
