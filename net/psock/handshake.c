@@ -292,6 +292,18 @@ void pstripe_opt_plain(struct pstripe_sock *ps)
 }
 
 /*
+ * The server's first bytes, peeked: -EAGAIN without a look into TCP when
+ * nothing is there (the common case at connect() and at a read).
+ */
+static int pstripe_peek_first(struct pstripe_subflow *sf, void *buf,
+			      size_t len)
+{
+	if (!pstripe_sf_readable(sf))
+		return -EAGAIN;
+	return pstripe_sf_recv(sf, buf, len, MSG_PEEK);
+}
+
+/*
  * Optimistic client: the probe alone, due now.  If it cannot go, the
  * server never learns we speak PSOCK: plain TCP (an error of the subflow
  * is the application's next call's).
@@ -387,7 +399,7 @@ static int pstripe_opt_hello(struct pstripe_sock *ps)
 	struct sock *sk = ps_sk(ps);
 	int r, len = sizeof(msgs[0]);
 
-	r = pstripe_sf_recv(ps->sf[0], msgs, sizeof(msgs), MSG_PEEK);
+	r = pstripe_peek_first(ps->sf[0], msgs, sizeof(msgs));
 	if (r == -EAGAIN) {
 		if (ps->opt_probe && time_after_eq(jiffies, ps->probe_at))
 			pstripe_opt_probe(ps);
@@ -444,7 +456,7 @@ int pstripe_late_hello(struct pstripe_sock *ps)
 		return 0;
 	if (ps->opt)
 		return pstripe_opt_hello(ps);
-	r = pstripe_sf_recv(sf0, msgs, sizeof(msgs), MSG_PEEK);
+	r = pstripe_peek_first(sf0, msgs, sizeof(msgs));
 	if (r == -EAGAIN)
 		return 0;
 	if (r <= 0 ||

@@ -472,6 +472,13 @@ static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		if (err)
 			goto out;
 		WRITE_ONCE(sk->sk_err, 0);
+		/*
+		 * An optimistic connect() that waits takes the steps itself,
+		 * from the first: TCP's handshake over loopback or a veth
+		 * may be done before kernel_connect() returns.
+		 */
+		WRITE_ONCE(ps->conn_waiting,
+			   ps->optimistic && !(flags & O_NONBLOCK));
 		err = kernel_connect(ps->sf[0]->sock, uaddr, addr_len,
 				     O_NONBLOCK);
 		if (err && err != -EINPROGRESS) {
@@ -482,9 +489,6 @@ static int pstripe_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		ps->fallback = false;
 		pstripe_set_state(sk, TCP_SYN_SENT);
 		sock->state = SS_CONNECTING;
-		/* An optimistic connect() that waits takes the steps itself. */
-		WRITE_ONCE(ps->conn_waiting,
-			   ps->optimistic && !(flags & O_NONBLOCK));
 		if (!ps->conn_waiting)
 			pstripe_kick(ps);
 		err = -EINPROGRESS;

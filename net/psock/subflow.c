@@ -39,9 +39,7 @@ static bool pstripe_sf_ev_work(struct pstripe_sock *ps, int ev)
 	if (READ_ONCE(ps->conn_waiting))
 		return false;
 	if (state == TCP_ESTABLISHED && READ_ONCE(ps->fallback)) {
-		if (!READ_ONCE(ps->late_hello))
-			return false;
-		if (ev == PSTRIPE_EV_DATA && READ_ONCE(ps->rcv_waiting))
+		if (!READ_ONCE(ps->late_hello) || READ_ONCE(ps->rcv_waiting))
 			return false;
 	}
 	/* The work handshakes, classifies and flushes blocks. */
