@@ -500,7 +500,7 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	pstripe_sf_give(ps, best, blk);
 	pstripe_ack_ride(ps, best, blk);
 	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
-		pstripe_rr_advance(ps, best);
+		pstripe_rr_took(ps, best, got);
 	err = pstripe_sf_push(ps->sf[best]);
 	if (err == -EAGAIN)
 		WRITE_ONCE(ps->snd_pending, true);

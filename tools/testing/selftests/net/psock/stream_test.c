@@ -821,6 +821,87 @@ TEST_F_TIMEOUT(pair, send_buffer_per_subflow, 120)
 	free(buf);
 }
 
+struct rr_writer {
+	int	fd;
+	size_t	len;
+	int	err;
+};
+
+/* Writes of 16384 bytes, as nc makes them: a block and 8 bytes each. */
+static void *rr_write_main(void *arg)
+{
+	struct rr_writer *w = arg;
+	static char buf[16384];
+	size_t done = 0;
+
+	while (done < w->len) {
+		ssize_t r = send(w->fd, buf, sizeof(buf), MSG_NOSIGNAL);
+
+		if (r < 0) {
+			w->err = errno;
+			break;
+		}
+		done += r;
+	}
+	shutdown(w->fd, SHUT_WR);
+	return NULL;
+}
+
+/*
+ * Round-robin shares the stream among the subflows by bytes, whatever
+ * the application's writes: each subflow carries about a quarter of it.
+ */
+TEST_F_TIMEOUT(pair, round_robin_shares_bytes, 120)
+{
+	struct rr_writer w = { .len = 256 * 16384 };
+	struct sockaddr_storage ss;
+	socklen_t len = lo_addr(variant->family, 0, &ss);
+	struct psock_info_buf b;
+	size_t got = 0, total = 0;
+	pthread_t th;
+	static char buf[65536];
+	int lfd, c, i;
+
+	lfd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, psock_opts(lfd, 4, 4, PSOCK_DRIVER_ROUND_ROBIN));
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(0, listen(lfd, 4));
+	w.fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, w.fd);
+	ASSERT_EQ(0, psock_opts(w.fd, 4, 4, PSOCK_DRIVER_ROUND_ROBIN));
+	ASSERT_EQ(0, lo_connect(w.fd, variant->family, sock_port(lfd)));
+	c = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, pthread_create(&th, NULL, rr_write_main, &w));
+	for (;;) {
+		ssize_t r = recv(c, buf, sizeof(buf), 0);
+
+		ASSERT_LE(0, r);
+		if (!r)
+			break;
+		got += r;
+	}
+	pthread_join(th, NULL);
+	EXPECT_EQ(0, w.err);
+	EXPECT_EQ(w.len, got);
+	ASSERT_EQ(0, psock_info(w.fd, &b));
+	ASSERT_EQ(PSOCK_DRIVER_ROUND_ROBIN, b.h.driver);
+	ASSERT_EQ(4, b.h.num);
+	for (i = 0; i < 4; i++)
+		total += b.sf[i].bytes_sent;
+	for (i = 0; i < 4; i++) {
+		unsigned long long n = b.sf[i].bytes_sent;
+
+		EXPECT_LT(total / 5, n)
+			TH_LOG("subflow %d carried %llu of %zu bytes", i, n,
+			       total);
+	}
+	close(c);
+	close(w.fd);
+	close(lfd);
+}
+
 TEST_F_TIMEOUT(pair, timeouts, 120)
 {
 	struct timeval tv = { .tv_usec = 200000 };
