@@ -296,6 +296,13 @@ main() {
 	SETTLE=30
 	declare -gA BASE_REFS
 	sysctl -qw kernel.panic_on_warn=0 2>/dev/null
+	# The random pool's first readiness flips a static key (text patched
+	# on every CPU); under TCG a CPU can then trap on the patch's int3
+	# and the guest dies with "Oops: int3" in whatever ran there.  A
+	# blocking read here makes the kernel gather it now (jitter entropy,
+	# about a second), so that the flip happens before any test runs.
+	head -c 1 /dev/random > /dev/null
+	sleep 1
 	ip link set lo up
 	kmemleak_start
 
