@@ -471,7 +471,12 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	pstripe_push(ps, false);
 	if (!ps->nlive)
 		return -ECONNRESET;
-	blen = min_t(size_t, left, PSTRIPE_BLK_MAX);
+	/*
+	 * The fewest blocks for the write, of equal size: a write of 16384
+	 * bytes (nc's) is two of 8192, not 16376 and 8, which in round-robin
+	 * gave every other subflow only the 8-byte ones.
+	 */
+	blen = DIV_ROUND_UP(left, DIV_ROUND_UP(left, PSTRIPE_BLK_MAX));
 	/* Resent blocks first; new ones within the send buffer. */
 	if (ps->orphans || !pstripe_rtx_room(ps, blen))
 		return -EAGAIN;
@@ -500,7 +505,7 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	pstripe_sf_give(ps, best, blk);
 	pstripe_ack_ride(ps, best, blk);
 	if (ps->neg_driver == PSOCK_DRIVER_ROUND_ROBIN)
-		pstripe_rr_took(ps, best, got);
+		pstripe_rr_advance(ps, best);
 	err = pstripe_sf_push(ps->sf[best]);
 	if (err == -EAGAIN)
 		WRITE_ONCE(ps->snd_pending, true);

@@ -419,8 +419,6 @@ struct pstripe_tcp_opts {
  * @deadline: end of the wait for the server hello (client)
  * @snd_seq: sequence number of the next block to send
  * @rr_next: round-robin: subflow of the next block
- * @rr_given: round-robin: payload bytes @rr_next took in its turn; the
- *	turn ends at PSTRIPE_BLK_MAX (sched.c)
  * @ack_next: subflow the next acknowledgment is tried on first
  * @pa_next: poll-all: subflow the next block is tried on first
  * @rcv_seq: sequence number of the next block to deliver
@@ -540,7 +538,6 @@ struct pstripe_sock {
 	unsigned long		deadline;
 	u32			snd_seq;
 	int			rr_next;
-	u32			rr_given;
 	int			ack_next;
 	int			pa_next;
 	u32			rcv_seq;
@@ -819,7 +816,6 @@ bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
 int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any);
 int pstripe_pick_ack(struct pstripe_sock *ps);
 void pstripe_rr_advance(struct pstripe_sock *ps, int i);
-void pstripe_rr_took(struct pstripe_sock *ps, int i, size_t payload);
 struct pstripe_blk *pstripe_tail_pick(struct pstripe_sock *ps, int j);
 
 /* output.c */

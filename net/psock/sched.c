@@ -114,12 +114,11 @@ int pstripe_pick_ack(struct pstripe_sock *ps)
 	return -1;
 }
 
-/* Round-robin: the next live subflow after @i, a new turn. */
+/* Round-robin: the next live subflow after @i. */
 void pstripe_rr_advance(struct pstripe_sock *ps, int i)
 {
 	int k;
 
-	ps->rr_given = 0;
 	for (k = 1; k <= ps->nsf; k++) {
 		int j = (i + k) % ps->nsf;
 
@@ -128,20 +127,6 @@ void pstripe_rr_advance(struct pstripe_sock *ps, int i)
 			return;
 		}
 	}
-}
-
-/*
- * Round-robin: subflow @i took a block of @payload bytes.  Its turn ends
- * once it took a whole block's worth: the rotation shares the stream by
- * bytes, whatever the application's writes.  (By blocks, writes of
- * 16384 bytes, a full block and an 8-byte one each, gave every other
- * subflow only the 8-byte ones.)
- */
-void pstripe_rr_took(struct pstripe_sock *ps, int i, size_t payload)
-{
-	ps->rr_given += payload;
-	if (ps->rr_given >= PSTRIPE_BLK_MAX)
-		pstripe_rr_advance(ps, i);
 }
 
 /*

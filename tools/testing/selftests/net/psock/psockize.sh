@@ -143,10 +143,10 @@ check_proven() {
 mark
 xfer "nc: 2 MiB / 1 MiB both ways, cmp" 2097152 \
 	"$PSOCKIZE" run nc -N -l PORT -- "$PSOCKIZE" run nc -N $SRV PORT
-# nc writes 16384 bytes at a time, a full block and 8 bytes: path 2
-# carries its share of both directions (3 MiB in all) since round-robin
-# shares the stream by bytes, not blocks (it carried only the 8-byte
-# blocks before, about 8 KiB).
+# nc writes 16384 bytes at a time: two blocks of 8192, so that path 2
+# carries its share of both directions (3 MiB in all); when they were a
+# full block and 8 bytes, round-robin gave path 2 only the 8-byte ones
+# (about 8 KiB).
 check_proven "nc" 1 1000000
 
 # The client's socket is AF_INET6 too, its peer v4-mapped: its data

@@ -848,7 +848,7 @@ static void *rr_write_main(void *arg)
 }
 
 /*
- * Round-robin shares the stream among the subflows by bytes, whatever
+ * Round-robin shares the stream among the subflows whatever the size of
  * the application's writes: each subflow carries about a quarter of it.
  */
 TEST_F_TIMEOUT(pair, round_robin_shares_bytes, 120)
