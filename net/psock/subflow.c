@@ -35,11 +35,14 @@ static bool pstripe_sf_ev_work(struct pstripe_sock *ps, int ev)
 {
 	int state = READ_ONCE(ps_sk(ps)->sk_state);
 
-	smp_mb();	/* the event's state, then the flags; see the callers */
+	/* A connect() that leaves without its step kicks the work anyway. */
 	if (READ_ONCE(ps->conn_waiting))
 		return false;
 	if (state == TCP_ESTABLISHED && READ_ONCE(ps->fallback)) {
-		if (!READ_ONCE(ps->late_hello) || READ_ONCE(ps->rcv_waiting))
+		if (!READ_ONCE(ps->late_hello))
+			return false;
+		smp_mb();	/* the bytes queued, then @rcv_waiting */
+		if (READ_ONCE(ps->rcv_waiting))
 			return false;
 	}
 	/* The work handshakes, classifies and flushes blocks. */
