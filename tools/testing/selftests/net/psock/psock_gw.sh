@@ -15,7 +15,8 @@
 #                   :8080 :8090 :8081(-t)      :9000 :9001        psock_gw_peer
 #
 # Static flows: client -> 10.73.0.2:8080 -> egress :9000 -> nginx :8080,
-# client -> 10.73.0.2:8090 -> egress :9001 -> psock_gw_peer.py :8090.
+# client -> 10.73.0.2:8090 -> egress :9001 -> psock_gw_peer.py :8090,
+# client -> 10.73.0.2:5201 -> egress :9003 -> iperf3 :5201.
 # Transparent flows (TPROXY, nft_tproxy): the client connects to
 # 10.73.3.2:{8080,8090,8091}; pgw-i's nft diverts them to the ingress's
 # IP_TRANSPARENT listener :8081, which carries the original destination
@@ -34,7 +35,12 @@
 # concurrent flows, intact, no descriptor left behind; (g) a pair started
 # from configuration files (-c, one value overridden by an option)
 # carries (a) alike, and bad files are refused with status 2 and
-# "FILE:LINE: reason"; SIGTERM ends the daemons with status 0.  Transparent mode needs CONFIG_NFT_TPROXY (the
+# "FILE:LINE: reason"; (h) iperf3 both ways through the pair; (i) a
+# reset at either end reaches the other end as a reset; (j) 64 MiB each
+# way at once, cmp (SHA-256) both ways, while path 2 is cut (netem loss
+# 100% once a quarter has crossed): the PSOCK connection loses its
+# subflows of path 2 and the flow goes on over path 1; SIGTERM ends the
+# daemons with status 0.  Transparent mode needs CONFIG_NFT_TPROXY (the
 # Debian kernels have it, the debug kernel not: skipped there).
 #
 # nginx comes from Debian's package unpacked into .cache/apps by
@@ -46,7 +52,9 @@ cd "$(dirname "$0")" || exit 1
 TOP=$(cd ../../../../.. && pwd)
 GW=$TOP/userspace/psock-gw/psock-gw
 HICNCTL=$TOP/userspace/hicnctl/hicnctl
-NGINX=$TOP/.cache/apps/usr/sbin/nginx
+APPS=$TOP/.cache/apps
+NGINX=$APPS/usr/sbin/nginx
+IPERF3=(env "LD_LIBRARY_PATH=$APPS/usr/lib/x86_64-linux-gnu" "$APPS/usr/bin/iperf3")
 PEER=$PWD/psock_gw_peer.py
 C=pgw-c I=pgw-i O=pgw-o S=pgw-s
 SRV=10.73.3.2
@@ -55,6 +63,8 @@ BUF=65536		# psock-gw --buffer
 SIZE=4194304		# the file nginx serves
 BP_TOTAL=25165824	# what the backpressure client sends
 BP_MAX=4194304		# what it may get rid of while the server does not read
+STALE=1000		# net.psock.stale_timeout_ms in pgw-i and pgw-o
+CUT_MIB=64		# (j): MiB each way while path 2 is cut
 TMP=$(mktemp -d)
 PIDS=()
 . ./ns_lib.sh
@@ -68,7 +78,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for p in "$GW" "$HICNCTL" "$NGINX" curl python3 nft; do
+for p in "$GW" "$HICNCTL" "$NGINX" "$APPS/usr/bin/iperf3" curl python3 nft; do
 	if ! command -v "$p" >/dev/null; then
 		tap_result 1 "$p is there (run tools/testing/vm/setup.sh and make)"
 		tap_done
@@ -102,7 +112,8 @@ setup() {
 		tc -n $O qdisc add dev o$p root netem delay 1ms || return 1
 	done
 	for ns in $I $O; do
-		ip netns exec $ns sysctl -qw net.psock.driver=1 || return 1
+		ip netns exec $ns sysctl -qw net.psock.driver=1 \
+			net.psock.stale_timeout_ms=$STALE || return 1
 	done
 	"$HICNCTL" -n $O psock endpoint add 10.73.2.2 signal &&
 	"$HICNCTL" -n $I psock endpoint add 10.73.2.1 subflow
@@ -189,13 +200,18 @@ gw e1 $O egress -l "[::]:9000" -r $SRV:8080 -a 10.73.3.0/24:8080 -a $SRV:8090
 gw e2 $O egress -l 0.0.0.0:9001 -r $SRV:8090
 gw i1 $I ingress -l 10.73.0.2:8080 -r $EGW:9000
 gw i2 $I ingress -l 10.73.0.2:8090 -r $EGW:9001 -m 64
+gw e3 $O egress -l 0.0.0.0:9003 -r $SRV:5201
+gw i3 $I ingress -l 10.73.0.2:5201 -r $EGW:9003
+ip netns exec $S "${IPERF3[@]}" -s -p 5201 > "$TMP/iperf.srv" 2>&1 &
+PIDS+=($!)
 [ $TPROXY = 1 ] && gw it $I ingress -t -l 0.0.0.0:8081 -r $EGW:9000
 ok=0
-for l in "$S 8080" "$S 8090" "$S 8091" "$O 9000" "$O 9001" "$I 8080" "$I 8090"; do
+for l in "$S 8080" "$S 8090" "$S 8091" "$S 5201" "$O 9000" "$O 9001" "$O 9003" \
+	 "$I 8080" "$I 8090" "$I 5201"; do
 	wait_listen $l || { echo "# nothing listens on $l"; ok=1; }
 done
 [ $TPROXY = 1 ] && { wait_listen $I 8081 || ok=1; }
-tap_result $ok "nginx, the peer server, two egress and $((2 + TPROXY)) ingress daemons listen"
+tap_result $ok "nginx, the peer server, iperf3, three egress and $((3 + TPROXY)) ingress daemons listen"
 
 # ---- (a) curl <- nginx, (b) subflows ----
 
@@ -425,10 +441,78 @@ for i in $(seq 10); do cmp -s "$WWW/small" "$TMP/got.$i" && n=$((n + 1)); done
 [ $wait_ok = 0 ] && [ $n = 10 ]
 tap_result $? "(f) 10 curl at once from nginx: $n intact"
 
+# ---- (h) iperf3 ----
+
+for dir in "" -R; do
+	ip netns exec $C timeout 60 "${IPERF3[@]}" -c 10.73.0.2 -p 5201 -n 8M $dir \
+		> "$TMP/iperf.cli" 2>&1
+	rc=$?
+	rx=$(awk '/receiver$/ { print $5, $6 }' "$TMP/iperf.cli" | tail -n 1)
+	[ $rc -eq 0 ] && [ -n "$rx" ] || sed 's/^/# iperf3: /' "$TMP/iperf.cli" | tail -n 12
+	[ $rc -eq 0 ] && [ -n "$rx" ]
+	tap_result $? "(h) iperf3 -n 8M ${dir:-(client sends)} through the pair: exit $rc, receiver got ${rx:-nothing}"
+done
+
+# ---- (i) resets ----
+
+aborts() {		# PSOCK connections either gateway reset
+	echo $(( $(counter $I Aborts) + $(counter $O Aborts) ))
+}
+M_AB=$(aborts)
+out=$(ip netns exec $C timeout 40 python3 "$PEER" rsts 10.73.0.2 8090)
+tap_result $? "(i) the server resets: the client's read ends in a reset, not an end of stream ($out)"
+rm -f "$TMP/peer/rstc"
+out=$(ip netns exec $C timeout 40 python3 "$PEER" rstc 10.73.0.2 8090 "$TMP/peer")
+rc=$?
+for i in $(seq 100); do [ -s "$TMP/peer/rstc" ] && break; sleep 0.1; done
+how=$(cat "$TMP/peer/rstc" 2>/dev/null)
+[ $rc -eq 0 ] && [ "$how" = reset ]
+tap_result $? "(i) the client resets: the server's read ends in a ${how:-nothing} (want reset; $out)"
+ab=$(( $(aborts) - M_AB ))
+[ $ab -ge 2 ]
+tap_result $? "(i) each reset became an abort of the PSOCK connection between the gateways: Aborts +$ab (want >= 2)"
+
+# ---- (j) path 2 cut in the middle of a flow ----
+
+netem_path2() {		# netem_path2 ARGS...: both ends of path 2
+	tc -n $I qdisc change dev i2 root netem "$@" &&
+	tc -n $O qdisc change dev o2 root netem "$@"
+}
+lost() {		# subflows lost in both gateways' namespaces
+	echo $(( $(counter $I SubflowsLostTimeout) + $(counter $I SubflowsLostError) +
+		 $(counter $O SubflowsLostTimeout) + $(counter $O SubflowsLostError) ))
+}
+M_LOST=$(lost) M_P2=$(path2_bytes)
+rm -f "$TMP/peer/dplx" "$TMP/peer/gate" "$TMP/peer/cut"
+ip netns exec $C timeout 240 python3 "$PEER" dplx 10.73.0.2 8090 $CUT_MIB "$TMP/peer" \
+	> "$TMP/dplx.out" 2>&1 &
+DPLX=$!
+for i in $(seq 1200); do
+	[ -e "$TMP/peer/gate" ] && break
+	kill -0 $DPLX 2>/dev/null || break
+	sleep 0.1
+done
+[ -e "$TMP/peer/gate" ] && [ $(( $(path2_bytes) - M_P2 )) -ge 1048576 ]
+tap_result $? "(j) a quarter of $CUT_MIB MiB crossed each way, path 2 carried $(( $(path2_bytes) - M_P2 )) bytes of it (want >= 1048576)"
+netem_path2 delay 1ms loss 100%
+: > "$TMP/peer/cut"
+wait $DPLX
+rc=$?
+netem_path2 delay 1ms
+sed 's/^/# /' "$TMP/dplx.out"
+for i in $(seq 50); do [ -s "$TMP/peer/dplx" ] && break; sleep 0.1; done
+sent=$(sed -n 's/.*; sent \([0-9]* [0-9a-f]*\)$/\1/p' "$TMP/dplx.out")
+got=$(cat "$TMP/peer/dplx" 2>/dev/null)
+[ $rc -eq 0 ] && [ -n "$sent" ] && [ "$sent" = "$got" ] && [ "${got%% *}" = $((CUT_MIB << 20)) ]
+tap_result $? "(j) path 2 cut: $CUT_MIB MiB intact both ways (client exit $rc; the server got ${got:-nothing})"
+lo=$(( $(lost) - M_LOST ))
+[ $lo -ge 1 ]
+tap_result $? "(j) path 2 cut: the gateways lost $lo subflow(s) of it (want >= 1), the flow went on over path 1"
+
 # ---- SIGTERM ----
 
 rc=0
-for name in i1 i2 e1 e2 ci ce $([ $TPROXY = 1 ] && echo it); do
+for name in i1 i2 i3 e1 e2 e3 ci ce $([ $TPROXY = 1 ] && echo it); do
 	eval "p=\$PID_$name"
 	kill -TERM "$p"
 	wait "$p"

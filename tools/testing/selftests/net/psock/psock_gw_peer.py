@@ -10,14 +10,21 @@
 #   psock_gw_peer.py half ADDR PORT SIZE
 #   psock_gw_peer.py sfin ADDR PORT SIZE
 #   psock_gw_peer.py echo ADDR PORT FLOWS SIZE
+#   psock_gw_peer.py dplx ADDR PORT MIB DIR
+#   psock_gw_peer.py rsts ADDR PORT
+#   psock_gw_peer.py rstc ADDR PORT DIR
 #   psock_gw_peer.py hdr ADDR PORT TYPE DST DPORT [MAGIC]   (PSOCK client)
 #
 # Server modes: SINK reads nothing until DIR/go exists, then reads to the
 # end and writes "BYTES SHA256" to DIR/sink; HALF reads to the end, then
 # answers "BYTES SHA256" and closes; SFIN sends SIZE (4 ASCII digits of
 # KiB after the mode) bytes and shuts its side, then reads to the end and
-# writes "BYTES" to DIR/sfin; ECHO echoes to the end.  Any connection
-# counts in DIR/accepts.PORT.
+# writes "BYTES" to DIR/sfin; ECHO echoes to the end; DPLX sends MIB MiB
+# (4 ASCII digits after the mode) while it reads to the end, then writes
+# "BYTES SHA256" to DIR/dplx; RSTS sends 64 KiB and resets (SO_LINGER
+# {1, 0}); RSTC answers one byte, then writes to DIR/rstc how its read
+# ended ("reset", "eof" or "data").  Any connection counts in
+# DIR/accepts.PORT.
 import hashlib
 import os
 import select
@@ -76,6 +83,33 @@ def serve(c, d, port):
             if not r:
                 break
             c.sendall(r)
+    elif kind == b"DPLX":
+        t = threading.Thread(target=c.sendall,
+                             args=(pattern(int(mode[4:]) << 20, 11),))
+        t.start()
+        n, s = recv_all(c)
+        t.join()
+        with open(os.path.join(d, "dplx"), "w") as f:
+            f.write("%d %s\n" % (n, s))
+    elif kind == b"RSTS":
+        c.sendall(pattern(65536))
+        time.sleep(0.2)
+        reset(c)
+        return
+    elif kind == b"RSTC":
+        c.sendall(b"R")
+        try:
+            how = "data" if c.recv(1) else "eof"
+        except ConnectionResetError:
+            how = "reset"
+        with open(os.path.join(d, "rstc"), "w") as f:
+            f.write(how + "\n")
+    c.close()
+
+
+def reset(c):
+    """Close with SO_LINGER {1, 0}: a TCP reset."""
+    c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     c.close()
 
 
@@ -189,6 +223,88 @@ def echo(addr, port, flows, size):
     return 0 if all(res) else 1
 
 
+def wait_for(path):
+    while not os.path.exists(path):
+        time.sleep(0.05)
+
+
+def dplx(addr, port, mib, d):
+    """MIB MiB each way at once.  Both directions stop at a quarter until
+    DIR/cut exists (the script writes it once it cut a path, after it saw
+    DIR/gate), then go on to the end."""
+    size = mib << 20
+    q = size // 4
+    s = socket.create_connection((addr, port))
+    out = memoryview(pattern(size, 13))
+    sent_sha = hashlib.sha256(out).hexdigest()
+    want_sha = hashlib.sha256(pattern(size, 11)).hexdigest()
+    half = threading.Event()
+
+    def send():
+        s.sendall(b"DPLX%04d" % mib)
+        s.sendall(out[:q])
+        half.set()
+        wait_for(os.path.join(d, "cut"))
+        s.sendall(out[q:])
+        s.shutdown(socket.SHUT_WR)
+
+    t = threading.Thread(target=send)
+    t.start()
+    h, n, gated = hashlib.sha256(), 0, False
+    while True:
+        if not gated and n >= q:
+            half.wait()
+            open(os.path.join(d, "gate"), "w").close()
+            wait_for(os.path.join(d, "cut"))
+            gated = True
+        r = s.recv(min(65536, q - n) if not gated and n < q else 65536)
+        if not r:
+            break
+        h.update(r)
+        n += len(r)
+    t.join()
+    ok = n == size and h.hexdigest() == want_sha
+    print("dplx: received %d bytes (%s); sent %d %s" %
+          (n, "intact" if ok else "wrong", size, sent_sha))
+    return 0 if ok else 1
+
+
+def rsts(addr, port):
+    """The server resets: the client must see a reset, not an end of
+    stream."""
+    s = socket.create_connection((addr, port))
+    s.sendall(b"RSTS0000")
+    s.settimeout(30)
+    n = 0
+    try:
+        while True:
+            r = s.recv(65536)
+            if not r:
+                print("rsts: end of stream after %d bytes, no reset" % n)
+                return 1
+            n += len(r)
+    except ConnectionResetError:
+        print("rsts: reset after %d bytes" % n)
+        return 0
+    except OSError as e:
+        print("rsts: %s after %d bytes" % (e, n))
+        return 1
+
+
+def rstc(addr, port, d):
+    """The client resets once the server answered: the server's read must
+    end in a reset (DIR/rstc)."""
+    s = socket.create_connection((addr, port))
+    s.sendall(b"RSTC0000")
+    s.settimeout(30)
+    if s.recv(1) != b"R":
+        print("rstc: no answer")
+        return 1
+    reset(s)
+    print("rstc: reset sent")
+    return 0
+
+
 def hdr(addr, port, typ, dst, dport, magic=0x50534757):
     """A PSOCK client speaking the psock-gw header to an egress itself."""
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_PSOCK)
@@ -216,6 +332,12 @@ def main(a):
         return sfin(a[1], int(a[2]), int(a[3]))
     elif a[0] == "echo":
         return echo(a[1], int(a[2]), int(a[3]), int(a[4]))
+    elif a[0] == "dplx":
+        return dplx(a[1], int(a[2]), int(a[3]), a[4])
+    elif a[0] == "rsts":
+        return rsts(a[1], int(a[2]))
+    elif a[0] == "rstc":
+        return rstc(a[1], int(a[2]), a[3])
     elif a[0] == "hdr":
         return hdr(a[1], int(a[2]), int(a[3]), a[4], int(a[5]),
                    int(a[6], 0) if len(a) > 6 else 0x50534757)
