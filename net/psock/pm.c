@@ -399,16 +399,6 @@ bool pstripe_rejoin_queue(struct pstripe_sock *ps, struct pstripe_subflow *sf)
 	return ok;
 }
 
-/* The peer told us dead subflow @i is: it is, and not the last one. */
-static void pstripe_sf_retire(struct pstripe_sock *ps, int i)
-{
-	if (!pstripe_sf_live(ps->sf[i]))
-		return;
-	ps->nlive++;	/* its replacement is here: never the last */
-	pstripe_sf_reset(ps, i, -ECONNRESET);
-	ps->nlive--;
-}
-
 static void pstripe_rejoin_refuse(struct pstripe_sock *ps,
 				  struct pstripe_subflow *sf)
 {

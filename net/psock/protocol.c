@@ -1323,6 +1323,8 @@ int pstripe_stream_init(void)
 
 void pstripe_stream_exit(void)
 {
+	/* Subflows replaced by a rejoin: their frees on pstripe_wq, queued. */
+	rcu_barrier();
 	pstripe_grave_flush();
 	destroy_workqueue(pstripe_wq);
 	pstripe_mem_exit();

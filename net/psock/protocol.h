@@ -276,6 +276,8 @@ struct pstripe_route {
  * @gnode: server, the control subflow of a handshake of an SO_REUSEPORT
  *	listener: in the handshake table (token.c), under its lock
  * @hs_lps: that listener, while @gnode is hashed
+ * @free_rwork: a dead subflow that a rejoin replaced, freed after an RCU
+ *	grace period (pstripe_sf_replace())
  */
 struct pstripe_subflow {
 	struct socket		*sock;
@@ -339,6 +341,7 @@ struct pstripe_subflow {
 	struct pstripe_blk	*opt_blk;
 	struct hlist_node	gnode;
 	struct pstripe_sock	*hs_lps;
+	struct rcu_work		free_rwork;
 };
 
 /**
@@ -791,6 +794,7 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 					struct sock *owner);
 void pstripe_sf_free(struct pstripe_subflow *sf);
+void pstripe_sf_retire(struct pstripe_sock *ps, int i);
 void pstripe_sf_note_ports(struct pstripe_subflow *sf);
 int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
 		    size_t len, int flags);

@@ -314,6 +314,12 @@ void pstripe_sf_free(struct pstripe_subflow *sf)
 	kfree(sf);
 }
 
+static void pstripe_sf_free_rwork(struct work_struct *work)
+{
+	pstripe_sf_free(container_of(to_rcu_work(work),
+				     struct pstripe_subflow, free_rwork));
+}
+
 int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
 		    size_t len, int flags)
 {
@@ -372,16 +378,15 @@ bool pstripe_sf_live(const struct pstripe_subflow *sf)
  * Reset live subflow @i and stop using it.  Blocks written to it and not
  * acknowledged wait for another subflow; the block being read from it is
  * read again from the copy the peer resends.  Its socket is released by
- * close(), so that lockless readers (poll) never see it freed.
+ * close(), or by a rejoin that takes its slot (pstripe_sf_replace()), so
+ * that lockless readers (poll) never see it freed.
  */
-void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err)
+static void pstripe_sf_stop(struct pstripe_sock *ps, int i, int err)
 {
 	struct pstripe_subflow *sf = ps->sf[i];
-	struct sock *sk = ps_sk(ps), *ssk;
+	struct sock *ssk;
 	struct pstripe_blk *blk;
 
-	if (!pstripe_sf_live(sf))
-		return;
 	pstripe_nl_sf_closed(sf, err);
 	ssk = sf->sock->sk;
 	pstripe_sf_detach(sf);
@@ -419,11 +424,33 @@ void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err)
 		pstripe_rr_advance(ps, i);
 	pr_debug("psock %p: subflow %d failed (%d), %d left\n", ps, i, err,
 		 ps->nlive);
+}
+
+/* pstripe_sf_stop(); the connection fails with its last subflow. */
+void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err)
+{
+	struct sock *sk = ps_sk(ps);
+
+	if (!pstripe_sf_live(ps->sf[i]))
+		return;
+	pstripe_sf_stop(ps, i, err);
 	if (!ps->nlive) {
 		WRITE_ONCE(sk->sk_err, err < 0 ? -err : ECONNRESET);
 		sk_error_report(sk);
 	}
 	pstripe_wake(sk);
+}
+
+/*
+ * The peer told us dead subflow @i is, in the message of the rejoin that
+ * takes its slot (pm.c): reset it, never failing the connection, since
+ * its replacement is here even when it was the last one.
+ */
+void pstripe_sf_retire(struct pstripe_sock *ps, int i)
+{
+	if (!pstripe_sf_live(ps->sf[i]))
+		return;
+	pstripe_sf_stop(ps, i, -ECONNRESET);
 }
 
 /*
@@ -481,9 +508,9 @@ void pstripe_release_subflows(struct pstripe_sock *ps)
  * @sf: the new subflow, connected, its owner @ps
  *
  * The dead one is freed once no lockless reader (poll(), a subflow's
- * callback) can still be looking at it: after an RCU grace period.
- *
- * Context: process context; sleeps.
+ * callback) can still be looking at it: after an RCU grace period, by
+ * pstripe_wq, so that the socket's lock is not held for one
+ * (pstripe_stream_exit() waits for it).
  */
 void pstripe_sf_replace(struct pstripe_sock *ps, int i,
 			struct pstripe_subflow *sf)
@@ -500,8 +527,8 @@ void pstripe_sf_replace(struct pstripe_sock *ps, int i,
 	ps->nlive++;
 	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_SUBFLOWS_REOPENED);
 	pstripe_nl_sf_established(sf);
-	synchronize_rcu();
-	pstripe_sf_free(old);
+	INIT_RCU_WORK(&old->free_rwork, pstripe_sf_free_rwork);
+	queue_rcu_work(pstripe_wq, &old->free_rwork);
 	pstripe_wake(ps_sk(ps));
 }
 
