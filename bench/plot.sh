@@ -5,11 +5,14 @@
 # bench":
 #   plot.sh RESULTS_DIR
 # reads psock_rtt.dat, psock_paths.dat, psock_window.dat, hicn_net.dat,
-# hicn_relay.dat and psock_http.dat (written by the scripts of those names
-# in the VM) and writes psock_rtt.png, psock_paths.png, psock_window.png,
-# hicn_net.png, hicn_relay.png and psock_http.png beside them: each point or bar is the median of the runs, its error bar
-# the smallest and the largest run.  Needs gnuplot
-# (tools/testing/vm/setup.sh installs it).
+# hicn_relay.dat, psock_http.dat and psock_gw.dat (written by the scripts
+# of those names in the VM) and writes psock_rtt.png, psock_paths.png,
+# psock_window.png, hicn_net.png, hicn_relay.png, psock_http.png and
+# psock_gw.png beside them: each point or bar is the median of the runs,
+# its error bar the smallest and the largest run.  psock_gw.png: the pair
+# over direct TCP, throughput under loss and under reordering over the
+# set-up's own lossless figure beside the seed's, and Jain's index by the
+# number of flows.  Needs gnuplot (tools/testing/vm/setup.sh installs it).
 dir=${1:?usage: plot.sh RESULTS_DIR}
 command -v gnuplot >/dev/null ||
 	{ echo "plot.sh: gnuplot missing (apt-get install gnuplot-nox)" >&2; exit 1; }
@@ -155,5 +158,83 @@ set ylabel "s"
 plot "< awk '\$1 != \"wait\" && !/^#/' $dir/psock_http.dat" using 2:3:4:xtic(1)
 EOF
 	echo "plot: $dir/psock_http.png"
+fi
+
+if [ -s "$dir/psock_gw.dat" ]; then
+	# The bar charts' rows: two words of label, quoted, median min max.
+	awk '$1 == "ratio" {
+		split($2, v, "-")
+		printf "\"%s\" \"%s\" %s %s %s\n", v[2] == "gw1" ? "path 1" : "2 paths",
+		       v[1] == "none" ? "no limit" : "20 Mbit/s", $3, $4, $5 }' \
+		"$dir/psock_gw.dat" > "$dir/psock_gw.ratio"
+	awk '$1 == "norm" && $2 == "reorder" {
+		l["direct"] = "\"direct\" \"TCP\""
+		l["gw1"] = "\"pair,\" \"path 1\""
+		l["gw2"] = "\"pair,\" \"2 paths\""
+		l["seedA"] = "\"seed:\" \"TCPS. A\""
+		l["seedK"] = "\"seed:\" \"kernel\""
+		printf "%s %s %s %s\n", l[$3], $4, $5, $6 }' \
+		"$dir/psock_gw.dat" > "$dir/psock_gw.reorder"
+	gnuplot <<EOF || rc=1
+set terminal pngcairo size 1100,950 font "sans,10"
+set output "$dir/psock_gw.png"
+set termoption noenhanced
+set multiplot layout 2,2 title "psock-gw pair (4 streams) and direct TCP, netem 2 ms each way\n(median and min-max of $(runs "$dir/psock_gw.dat") runs)"
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set grid ytics
+unset key
+set title "pair / direct TCP on path 1 (goals: 0.9 on path 1, 1.5 on 2 paths)"
+set ylabel "throughput ratio"
+set yrange [0:1.7<*]
+set arrow 1 from graph 0, first 0.9 to graph 1, first 0.9 nohead dt 2 lc rgb "gray40"
+set arrow 2 from graph 0, first 1.5 to graph 1, first 1.5 nohead dt 2 lc rgb "gray40"
+lab = 'xtic(stringcolumn(1)."\\n".stringcolumn(2))'
+plot "$dir/psock_gw.ratio" using 3:4:5:@lab with histogram lc 1
+unset arrow
+set title "loss on both paths, each way, 20 Mbit/s"
+set ylabel "throughput / own lossless"
+set xlabel "netem loss %"
+set logscale x
+set xtics ("0.1" 0.1, "1" 1, "5" 5)
+set xrange [0.07:7]
+set yrange [0:1.25]
+set grid xtics ytics
+set key below horizontal maxcols 3
+sel(k) = sprintf("< awk '\$1 == \"norm\" && \$2 != \"reorder\" && \$3 == \"%s\"' $dir/psock_gw.dat", k)
+plot sel("direct") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 1 title "direct TCP", \
+     sel("gw1") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 2 title "pair, path 1", \
+     sel("gw2") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 3 title "pair, 2 paths", \
+     sel("seedA") using 2:4 with linespoints dt 2 pt 6 lc 4 title "seed: TCPSpeaker side A", \
+     sel("seedK") using 2:4 with linespoints dt 2 pt 6 lc 7 title "seed: kernel TCP"
+unset logscale x
+unset xlabel
+set xtics autofreq
+set autoscale x
+set grid noxtics
+unset key
+set bmargin 4
+set title "10% reordering (netem + tbf, 20 Mbit/s)"
+set ylabel "throughput / own in-order"
+set yrange [0:1.25]
+set arrow 1 from graph 0, first 0.9 to graph 1, first 0.9 nohead dt 2 lc rgb "gray40"
+plot "$dir/psock_gw.reorder" using 3:4:5:@lab with histogram lc 2
+unset arrow
+set title "fairness: N flows at once, 20 Mbit/s each path (goal: 0.95)"
+set ylabel "Jain's index over the flows"
+set xlabel "flows N"
+set logscale x 2
+set xtics ("1" 1, "2" 2, "4" 4, "8" 8, "16" 16)
+set xrange [0.8:20]
+set yrange [*:1.01]
+set grid xtics ytics
+set key below horizontal
+set arrow 1 from graph 0, first 0.95 to graph 1, first 0.95 nohead dt 2 lc rgb "gray40"
+jsel(k) = sprintf("< awk '\$1 == \"jain\" && \$3 == \"%s\"' $dir/psock_gw.dat", k)
+plot jsel("direct") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 1 title "direct TCP (path 1)", \
+     jsel("gw2") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 3 title "pair, 2 paths"
+unset multiplot
+EOF
+	echo "plot: $dir/psock_gw.png"
 fi
 exit $rc

@@ -1,32 +1,89 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# psock-gw(8): 16 MiB from an unmodified TCP client to a TCP server, once
-# through the translator pair (one PSOCK connection over both paths) and
-# once routed directly (plain TCP over path 1), timed by psock_xfer -p tcp
-# (connect() to the server's last read), in the same run; the figure is
-# the throughput through the pair divided by direct TCP's.  Both paths
-# are limited to 20 Mbit/s (netem, 2 ms each way): the pair can use 40,
-# direct TCP 20.  Each figure is the median of BENCH_REPS runs with the
-# smallest and the largest (lib.sh).
+# psock-gw(8) against kernel TCP end to end: the seed paper's TCPSpeaker
+# benchmarks (throughput under loss and reordering, normalised to the
+# lossless figure; fairness) and the cost of the translators.  An
+# unmodified TCP client sends to a TCP server, either through the
+# translator pair (ingress and egress, one PSOCK connection of 4 streams
+# per flow) or routed directly (ip_forward, plain TCP over path 1):
 #
 #  pgwb-c 10.73.0.1 -- 10.73.0.2 pgwb-i 10.73.1.1 === path 1 === 10.73.1.2 pgwb-o
 #                                       10.73.2.1 === path 2 === 10.73.2.2
 #                                                     10.73.3.1 -- 10.73.3.2 pgwb-s
 #
-# Direct TCP is routed (ip_forward) over path 1; the pair's PSOCK
-# connection gets path 2 from the endpoints (the egress signals
-# 10.73.2.2), the default (poll-all) driver, 4 streams.
+# Each path is shaped on both ends (both ways) by netem: 2 ms each way,
+# and by the variant below; but for the variant without a rate limit, GSO
+# packets are of one segment on the client's link and on the paths
+# (gso_max_segs 1), so that netem drops and reorders single packets, not
+# GSO packets of several segments together (its counters then say what it
+# did: the script prints the share of the packets it dropped and sent
+# early).  Three set-ups are measured in each:
+#   direct  TCP routed over path 1
+#   gw1     the pair with no PSOCK endpoints: its 4 streams all on path 1
+#   gw2     the pair with path 2 (the egress signals 10.73.2.2, the
+#           ingress has a subflow endpoint on 10.73.2.1): both paths
+# Every transfer counts the bytes pgwb-i sent on each path: direct and
+# gw1 fail if path 2 carried 5% of them or more, gw2 fails unless each
+# path carried 5% at least.
+#
+# Transfers: SIZE bytes (BENCH_SIZE, default 20 MiB as in the seed),
+# timed by psock_xfer -p tcp from connect() to the server's last read,
+# MB/s; a transfer that does not end within TMO seconds fails.
+#   20mbit     both paths 20 Mbit/s (netem rate).  gw1 / direct on the
+#              same path: goal >= 0.9; gw2 / direct: goal >= 1.5
+#   none       no rate limit: what the translators cost where the CPU is
+#              the limit (the ratios are reported, no goal)
+#   loss0.1, loss1, loss5
+#              20mbit plus netem loss 0.1, 1 and 5% (random, each way of
+#              each path: data and acknowledgements alike, as a shaper in
+#              the path would), each set-up's figure over its own 20mbit
+#              median, beside the seed's table 1 (TCPSpeaker side A and
+#              kernel TCP)
+#   inorder, reorder10
+#              a tbf of 20 Mbit/s over netem delay 2 ms (and "reorder
+#              10%": one packet in ten, at random, is sent at once, ahead
+#              of netem's whole queue); the reordering figure over the
+#              in-order one of the same tree.  (A reordered packet skips
+#              netem's own rate, or a qdisc under netem, with the queue:
+#              up to 11% more capacity than in order; the tbf above
+#              meters every packet.  No correlation: netem's correlated
+#              random numbers keep the mean, not the distribution, and
+#              "reorder 10% 50%" reorders far fewer than 10%.)  Seed:
+#              side A kept 92.5%, kernel TCP about 24%; goal >= 0.9 for
+#              the pair
+# Fairness (20mbit): N = 1, 2, 4, 8, 16 client connections at once (one
+# psock_xfer -P N -t FAIR_T), through the pair on both paths and routed
+# directly; the server counts each connection's bytes over the same
+# window (FAIR_LEN s, from FAIR_SKIP s after its last accept(), psock_xfer
+# -w) and Jain's index J = (sum x)^2 / (N sum x^2) is taken over the flows'
+# throughputs x; goal >= 0.95.
+#
+# Every figure is the median of BENCH_REPS runs (default 3 here: 1177 s
+# under TCG, 2 cores, within run.sh's VM_TIMEOUT of 1500 s but with little
+# room for other benchmarks in the same VM; lib.sh), with the smallest and
+# the largest; each run measures every variant, set-up and flow count
+# once, in turn.  A figure under its goal is a result; only a failed
+# transfer fails the script.
+# With BENCH_OUT set, the figures also go to $BENCH_OUT/psock_gw.dat for
+# bench/plot.sh.
 
 cd "$(dirname "$0")" || exit 1
+BENCH_REPS=${BENCH_REPS:-3}
 . ./lib.sh
 TOP=$(cd .. && pwd)
 GW=$TOP/userspace/psock-gw/psock-gw
 HICNCTL=$TOP/userspace/hicnctl/hicnctl
 X=./psock_xfer
 C=pgwb-c I=pgwb-i O=pgwb-o S=pgwb-s
-SIZE=${BENCH_SIZE:-$((16 << 20))}
+SIZE=${BENCH_SIZE:-$((20 << 20))}
+TMO=120
+FAIR_T=14 FAIR_SKIP=4 FAIR_LEN=8
+FLOWS="1 2 4 8 16"
+VARIANTS="20mbit none loss0.1 loss1 loss5 inorder reorder10"
+KINDS="direct gw1 gw2"
 PORT=7400
+EPS=	# the endpoints set: 1 (none) or 2
 
 cleanup() {
 	local ns
@@ -44,6 +101,7 @@ veth() {	# veth NS1 DEV1 ADDR1 NS2 DEV2 ADDR2
 setup() {
 	local ns
 	modprobe sch_netem 2>/dev/null
+	modprobe sch_tbf 2>/dev/null
 	for ns in $C $I $O $S; do
 		ip netns add $ns && ip -n $ns link set lo up || return 1
 	done
@@ -56,48 +114,236 @@ setup() {
 	ip -n $I route add 10.73.3.0/24 via 10.73.1.2 &&
 	ip -n $O route add 10.73.0.0/24 via 10.73.1.1 &&
 	ip netns exec $I sysctl -qw net.ipv4.ip_forward=1 &&
-	ip netns exec $O sysctl -qw net.ipv4.ip_forward=1 || return 1
-	"$HICNCTL" -n $O psock endpoint add 10.73.2.2 signal &&
-	"$HICNCTL" -n $I psock endpoint add 10.73.2.1 subflow || return 1
+	ip netns exec $O sysctl -qw net.ipv4.ip_forward=1
 }
 
-rate() {		# rate "rate 20mbit" | "": the qdisc of both paths, both ways
+# endpoints KIND: the PSOCK endpoints gw1 (none: path 1 only) or gw2
+# (path 2 too) needs; direct leaves them as they are.
+endpoints() {
+	local want=${1#gw}
+	[ "$1" = direct ] || [ "$want" = "$EPS" ] && return 0
+	"$HICNCTL" -n $O psock endpoint flush &&
+	"$HICNCTL" -n $I psock endpoint flush || return 1
+	if [ "$want" = 2 ]; then
+		"$HICNCTL" -n $O psock endpoint add 10.73.2.2 signal &&
+		"$HICNCTL" -n $I psock endpoint add 10.73.2.1 subflow || return 1
+	fi
+	EPS=$want
+}
+
+# shape NETEM [TBF]: the qdisc of both paths, both ways: netem "delay 2ms
+# NETEM" at the root, or with TBF under a tbf of those parameters.
+shape() {
 	local d p
 	for p in 1 2; do
 		for d in "$I i$p" "$O o$p"; do
 			# (replace would keep a rate set before)
 			tc -n ${d% *} qdisc del dev ${d#* } root 2>/dev/null
+			if [ -z "$2" ]; then
+				# shellcheck disable=SC2086
+				tc -n ${d% *} qdisc add dev ${d#* } root handle 1: netem delay 2ms $1 || return 1
+				continue
+			fi
 			# shellcheck disable=SC2086
-			tc -n ${d% *} qdisc add dev ${d#* } root netem delay 2ms $1 || return 1
+			{ tc -n ${d% *} qdisc add dev ${d#* } root handle 1: tbf $2 &&
+			  tc -n ${d% *} qdisc add dev ${d#* } parent 1:1 handle 10: netem delay 2ms $1; } ||
+				return 1
 		done
 	done
 }
 
-# xfer TO_ADDR TO_PORT: one timed transfer, prints MB/s
-xfer() {
+SEGS=
+# segs N: the most segments a GSO packet may hold on the client's link and
+# at both ends of the paths (65535: the default).  The kernel's TCP always
+# builds GSO packets, which netem would drop or reorder whole, several
+# segments together; with 1 it drops and reorders single packets.  Set
+# before the connections are (sk_setup_caps()).
+segs() {
+	local d
+	[ "$1" = "$SEGS" ] && return 0
+	for d in "$C c0" "$I i1" "$I i2" "$O o1" "$O o2"; do
+		ip -n ${d% *} link set dev ${d#* } gso_max_segs "$1" || return 1
+	done
+	SEGS=$1
+}
+
+variant() {	# variant NAME: shape the paths for it
+	case $1 in
+	none) segs 65535 && shape "" ;;
+	20mbit) segs 1 && shape "rate 20mbit" ;;
+	loss*) segs 1 && shape "rate 20mbit loss ${1#loss}%" ;;
+	# A reordered packet skips netem's queue, and its rate (or that of
+	# a qdisc under netem) with it; a tbf above it meters all alike.
+	# The netem queue is its default, 1000 packets, as for 20mbit.
+	inorder) segs 1 && shape "" "rate 20mbit burst 32kb limit 1514000" ;;
+	reorder10) segs 1 && shape "reorder 10%" "rate 20mbit burst 32kb limit 1514000" ;;
+	esac
+}
+
+# netem NAME: after a variant's transfers, record what netem did on the
+# data's way (pgwb-i's i1 and i2) under NAME/lost and NAME/early: the
+# packets it dropped, in % of those offered, and those it sent ahead of
+# their delay (reordered, its requeues), in % of those sent.
+netem() {
 	local out
-	PORT=$((PORT + 1))
-	ip netns exec $S $X -l $PORT -p tcp > /dev/null &
-	listening $S $PORT || return 1
-	if [ "$2" = gw ]; then
-		ip netns exec $O "$GW" egress -l 0.0.0.0:9000 -r 10.73.3.2:$PORT -n 4 2>/dev/null &
-		local e=$!
-		ip netns exec $I "$GW" ingress -l 10.73.0.2:8080 -r 10.73.1.2:9000 -n 4 2>/dev/null &
-		local i=$!
-		listening $O 9000 && listening $I 8080 || { kill $e $i; return 1; }
-		out=$(ip netns exec $C timeout 120 $X -p tcp -s "$SIZE" 10.73.0.2 8080)
-		local rc=$?
-		kill $e $i
-		wait $e $i 2>/dev/null
+	out=$(for d in i1 i2; do tc -s -n $I qdisc show dev $d; done | awk '
+		/^qdisc netem/ { n = 1; next }
+		n && /Sent/ {
+			p += $4; d += $7 + 0; r += $11 + 0; n = 0 }
+		END {
+			if (p > 0)
+				printf "%.3f %.3f\n", 100 * d / (p + d), 100 * r / p }')
+	[ -n "$out" ] || return
+	record "$1/lost" "${out% *}"
+	record "$1/early" "${out#* }"
+}
+
+# "PATH1 PATH2": the bytes pgwb-i has sent on each path so far.
+txbytes() {
+	ip netns exec $I cat /sys/class/net/i1/statistics/tx_bytes \
+		/sys/class/net/i2/statistics/tx_bytes | paste -sd ' '
+}
+
+# paths KIND BEFORE: fails (and says so) when the bytes sent on the paths
+# since BEFORE (txbytes) do not fit KIND.
+paths() {
+	local kind=$1 now
+	now=$(txbytes)
+	# shellcheck disable=SC2086
+	awk -v k="$kind" -v b="$2" -v a="$now" 'BEGIN {
+		split(b, x); split(a, y)
+		p1 = y[1] - x[1]; p2 = y[2] - x[2]
+		s = p2 / (p1 + p2 + 1)
+		if (k == "gw2" ? s >= 0.05 && s <= 0.95 : s < 0.05)
+			exit 0
+		printf "psock_gw.sh: %s: %.0f bytes on path 1, %.0f on path 2\n",
+		       k, p1, p2 > "/dev/stderr"
+		exit 1 }'
+}
+
+GWPIDS=
+# gw_start PORT: the pair, the egress relaying to the server's PORT.
+gw_start() {
+	ip netns exec $O "$GW" egress -l 0.0.0.0:9000 -r 10.73.3.2:"$1" -n 4 2>/dev/null &
+	GWPIDS=$!
+	ip netns exec $I "$GW" ingress -l 10.73.0.2:8080 -r 10.73.1.2:9000 -n 4 2>/dev/null &
+	GWPIDS="$GWPIDS $!"
+	listening $O 9000 && listening $I 8080
+}
+
+gw_stop() {
+	[ -n "$GWPIDS" ] || return 0
+	# shellcheck disable=SC2086
+	kill $GWPIDS 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $GWPIDS 2>/dev/null
+	GWPIDS=
+}
+
+# target KIND: "ADDRESS PORT" the client connects to.
+target() {
+	if [ "$1" = direct ]; then
+		echo "10.73.3.2 $PORT"
 	else
-		out=$(ip netns exec $C timeout 120 $X -p tcp -s "$SIZE" 10.73.3.2 $PORT)
-		local rc=$?
+		echo "10.73.0.2 8080"
 	fi
-	wait
-	[ $rc -eq 0 ] || return 1
+}
+
+# xfer KIND: one transfer of SIZE bytes, prints MB/s.
+xfer() {
+	local kind=$1 out rc s tx
+	endpoints "$kind" || return 1
+	PORT=$((PORT + 1))
+	ip netns exec $S timeout $((TMO + 10)) $X -l $PORT -p tcp > /dev/null 2>&1 &
+	s=$!
+	if ! listening $S $PORT ||
+	   { [ "$kind" != direct ] && ! gw_start $PORT; }; then
+		gw_stop
+		kill $s
+		wait $s
+		return 1
+	fi
+	tx=$(txbytes)
+	# shellcheck disable=SC2046
+	out=$(ip netns exec $C timeout $TMO $X -p tcp -s "$SIZE" $(target "$kind"))
+	rc=$?
+	[ $rc -eq 0 ] || kill $s 2>/dev/null
+	wait $s || rc=1
+	gw_stop
+	if [ $rc -ne 0 ]; then
+		echo "psock_gw.sh: $kind: transfer failed or took more than $TMO s" >&2
+		return 1
+	fi
+	paths "$kind" "$tx" || return 1
 	# shellcheck disable=SC2086
 	set -- $out
-	awk -v s="$1" -v b="$2" 'BEGIN { printf "%.2f\n", b / s / 1e6 }'
+	awk -v s="$1" -v b="$2" 'BEGIN { printf "%.3f\n", b / s / 1e6 }'
+}
+
+# fair KIND N: N flows at once for FAIR_T s; prints "JAIN SUM X1 .. XN",
+# the flows' Mbit/s over the server's window and their sum.
+fair() {
+	local kind=$1 n=$2 rc s tx srv
+	endpoints "$kind" || return 1
+	PORT=$((PORT + 1))
+	srv=$(mktemp)
+	ip netns exec $S timeout $((FAIR_T + 30)) $X -l $PORT -p tcp -P "$n" \
+		-w $FAIR_SKIP,$FAIR_LEN > "$srv" 2>/dev/null &
+	s=$!
+	if ! listening $S $PORT ||
+	   { [ "$kind" != direct ] && ! gw_start $PORT; }; then
+		gw_stop
+		kill $s
+		wait $s
+		rm -f "$srv"
+		return 1
+	fi
+	tx=$(txbytes)
+	# shellcheck disable=SC2046
+	ip netns exec $C timeout $((FAIR_T + 30)) $X -p tcp -P "$n" -t $FAIR_T \
+		$(target "$kind") > /dev/null
+	rc=$?
+	[ $rc -eq 0 ] || kill $s 2>/dev/null
+	wait $s || rc=1
+	gw_stop
+	if [ $rc -ne 0 ] || ! paths "$kind" "$tx"; then
+		echo "psock_gw.sh: $kind, $n flows: failed" >&2
+		rm -f "$srv"
+		return 1
+	fi
+	awk -v n="$n" '{
+		x[NR] = $2 * 8 / $1 / 1e6; s += x[NR]; q += x[NR] * x[NR] }
+	END {
+		if (NR != n || q <= 0)
+			exit 1
+		printf "%.4f %.3f", s * s / (n * q), s
+		for (i = 1; i <= n; i++)
+			printf " %.3f", x[i]
+		printf "\n" }' "$srv"
+	rc=$?
+	rm -f "$srv"
+	return $rc
+}
+
+# measure_fair KIND N RUN: one fairness run, recorded under fair/N/KIND
+# (Jain), .../sum and .../flow (every flow); a line of progress with
+# every flow's Mbit/s.
+measure_fair() {
+	local k=fair/$2/$1 name="direct TCP" out f
+	[ "$1" = gw2 ] && name="psock-gw pair"
+	if ! out=$(fair "$1" "$2"); then
+		record "$k" FAILED
+		return
+	fi
+	echo "# run $3, $2 flows, $name: J $(echo "$out" | cut -d' ' -f1), Mbit/s $(echo "$out" | cut -d' ' -f3-)"
+	# shellcheck disable=SC2086
+	set -- $out
+	record "$k" "$1"
+	record "$k/sum" "$2"
+	shift 2
+	for f in "$@"; do
+		record "$k/flow" "$f"
+	done
 }
 
 for p in "$GW" "$HICNCTL" "$X"; do
@@ -105,28 +351,168 @@ for p in "$GW" "$HICNCTL" "$X"; do
 done
 setup || { echo "psock_gw.sh: set-up failed" >&2; exit 1; }
 
-VARIANTS="20mbit"
+start=$(date +%s)
 for r in $(seq "$REPS"); do
 	for v in $VARIANTS; do
-		rate "rate $v"
-		run "$v.direct" xfer 10.73.3.2 direct
-		run "$v.gw" xfer 10.73.0.2 gw
+		variant $v || { echo "psock_gw.sh: tc failed ($v)" >&2; exit 1; }
+		for k in $KINDS; do
+			run "$v/$k" xfer $k
+		done
+		netem $v
 	done
+	variant 20mbit
+	for n in $FLOWS; do
+		for k in direct gw2; do
+			measure_fair $k "$n" "$r"
+		done
+	done
+	echo "# run $r of $REPS done after $(($(date +%s) - start)) s"
 done
 
-echo "psock-gw: $((SIZE >> 20)) MiB client -> server, MB/s, median [min-max] of $REPS"
-printf '%-28s %18s %18s %8s\n' "paths" "direct TCP" "psock-gw pair" "ratio"
-for v in $VARIANTS; do
-	d=$(stat "$v.direct") g=$(stat "$v.gw")
-	if [ "${d%% *}" = FAILED ] || [ "${g%% *}" = FAILED ]; then
-		ratio=FAILED
-		rc=1
-	else
-		ratio=$(awk -v a="${g%% *}" -v b="${d%% *}" 'BEGIN { printf "%.2f", a / b }')
+rc=0
+dat=/dev/null
+[ -n "$BENCH_OUT" ] && dat=$BENCH_OUT/psock_gw.dat
+cat > "$dat" <<DAT
+# runs $REPS
+# tput VARIANT KIND MB/s (median min max)
+# ratio SETUP pair/direct (median: of the medians; min max: the pair's runs over direct's median) goal
+# norm CONDITION KIND fraction of the set-up's lossless (in-order) median (median min max); seedA, seedK: the seed's
+# jain N KIND J (median min max) sum_mbit (median) flow_mbit (min max, all runs)
+# NaN: a run of the figure failed
+DAT
+
+med() {		# med KEY: the median, or nothing when FAILED
+	stat "$1" | awk '$1 != "FAILED" { print $1 }'
+}
+
+# cell KEY: the table's "median [min-max]" of KEY; FAILED sets rc.
+cell() {
+	local st
+	st=$(stat "$1")
+	[ "$st" = FAILED ] && rc=1
+	spread "$st"
+}
+
+# over KEY BASE [PREC]: "median min max" of KEY over BASE's median, or
+# nothing when either FAILED.
+over() {
+	local st b
+	st=$(stat "$1")
+	b=$(med "$2")
+	[ "$st" = FAILED ] || [ -z "$b" ] && return
+	echo "$st" | awk -v b="$b" -v p="${3:-4}" '{
+		printf "%.*f %.*f %.*f\n", p, $1 / b, p, $2 / b, p, $3 / b }'
+}
+
+fmt2() {	# fmt2 KEY: the median, two decimals
+	local m
+	m=$(med "$1")
+	if [ -n "$m" ]; then printf '%.2f' "$m"; else echo FAILED; fi
+}
+
+# goal FIGURE MIN: "met", "NOT met", or "-" without a figure.
+goal() {
+	[ -n "$1" ] || { echo "-"; return; }
+	awk -v r="$1" -v g="$2" 'BEGIN { print (r >= g ? "met" : "NOT met") }'
+}
+
+# spread3 STAT: as spread, three decimals (Jain's index).
+spread3() {
+	# shellcheck disable=SC2086
+	set -- $1
+	if [ "$1" = FAILED ]; then
+		echo FAILED
+		return
 	fi
-	case $v in
-	*) what="2 x $v, 2 ms" ;;
-	esac
-	printf '%-28s %18s %18s %8s\n' "$what" "$(spread "$d")" "$(spread "$g")" "$ratio"
+	printf '%.3f [%.3f-%.3f]\n' "$1" "$2" "$3"
+}
+
+mib=$(awk -v s="$SIZE" 'BEGIN { printf "%g", s / 1048576 }')
+echo "psock-gw: $mib MiB client -> server, MB/s, median [min-max] of $REPS interleaved runs"
+echo "(netem 2 ms each way on each path; direct TCP is routed over path 1)"
+printf '%-20s %19s %19s %19s %13s %13s\n' "" "direct TCP" "pair, path 1" \
+	"pair, 2 paths" "path 1 / TCP" "2 paths / TCP"
+for v in 20mbit none; do
+	cols=
+	for k in gw1 gw2; do
+		r=$(over "$v/$k" "$v/direct" 2)
+		g=-
+		[ $v = 20mbit ] && g=0.9 && [ $k = gw2 ] && g=1.5
+		c=${r%% *}
+		[ $g != - ] && c="$c $(goal "${r%% *}" $g)"
+		cols="$cols|${c:-FAILED}"
+		echo "ratio $v-$k ${r:-NaN NaN NaN} $g" >> "$dat"
+	done
+	what="no rate limit"
+	[ $v = 20mbit ] && what="20 Mbit/s each path"
+	IFS='|' read -r _ c1 c2 <<< "$cols"
+	printf '%-20s %19s %19s %19s %13s %13s\n' "$what" "$(cell "$v/direct")" \
+		"$(cell "$v/gw1")" "$(cell "$v/gw2")" "$c1" "$c2"
+	for k in $KINDS; do
+		echo "tput $v $k $(stat "$v/$k" | awk '{ if ($1 == "FAILED") print "NaN NaN NaN"; else print $1, $2, $3 }')" >> "$dat"
+	done
 done
-exit ${rc:-0}
+echo "goals: the pair on path 1 >= 0.9 x direct TCP, on 2 paths >= 1.5 x (20 Mbit/s)"
+
+echo
+echo "Loss and reordering on both paths, each way, 20 Mbit/s: MB/s over the same"
+echo "set-up's lossless median (reordering: over in order, netem + tbf both);"
+echo "median [min-max] of $REPS runs, each over that median; the seed's table 1"
+printf '%-16s %17s %17s %17s %8s %7s\n' condition "direct TCP" "pair, path 1" \
+	"pair, 2 paths" "seed: A" kernel
+for c in "loss0.1 0.1 96.9 102" "loss1 1 77.4 69.7" "loss5 5 5.97 6.3" \
+	 "reorder10 reorder 92.5 24"; do
+	# shellcheck disable=SC2086
+	set -- $c
+	base=20mbit what="$2% loss"
+	[ "$1" = reorder10 ] && base=inorder what="10% reordering"
+	line=$(printf '%-16s' "$what")
+	for k in $KINDS; do
+		r=$(over "$1/$k" "$base/$k")
+		[ -z "$r" ] && rc=1
+		echo "norm $2 $k ${r:-NaN NaN NaN}" >> "$dat"
+		# shellcheck disable=SC2086
+		line="$line $(printf '%17s' "$([ -n "$r" ] && printf '%.2f [%.2f-%.2f]' $r || echo FAILED)")"
+	done
+	printf '%s %8.3f %7.3f\n' "$line" "$(awk -v a="$3" 'BEGIN { print a / 100 }')" \
+		"$(awk -v a="$4" 'BEGIN { print a / 100 }')"
+	awk -v x="$2" -v a="$3" -v b="$4" 'BEGIN {
+		printf "norm %s seedA %.4f %.4f %.4f\n", x, a / 100, a / 100, a / 100
+		printf "norm %s seedK %.4f %.4f %.4f\n", x, b / 100, b / 100, b / 100 }' >> "$dat"
+done
+printf 'lossless medians, MB/s: direct TCP %s, pair path 1 %s, 2 paths %s; in order: %s, %s, %s\n' \
+	"$(fmt2 20mbit/direct)" "$(fmt2 20mbit/gw1)" "$(fmt2 20mbit/gw2)" \
+	"$(fmt2 inorder/direct)" "$(fmt2 inorder/gw1)" "$(fmt2 inorder/gw2)"
+printf 'netem on the way of the data (medians): dropped %s%%, %s%%, %s%% of the packets; reordering: %s%% sent early\n' \
+	"$(fmt2 loss0.1/lost)" "$(fmt2 loss1/lost)" "$(fmt2 loss5/lost)" "$(fmt2 reorder10/early)"
+r1=$(over reorder10/gw1 inorder/gw1 2) r2=$(over reorder10/gw2 inorder/gw2 2)
+echo "goal: the pair under 10% reordering >= 0.9 of in order: path 1 ${r1%% *} $(goal "${r1%% *}" 0.9), 2 paths ${r2%% *} $(goal "${r2%% *}" 0.9)"
+
+echo
+echo "Fairness: N connections at once for $FAIR_T s, 20 Mbit/s each path; each flow's Mbit/s"
+echo "at the server over the same $FAIR_LEN s (from $FAIR_SKIP s after the last accept); Jain's index"
+echo "median [min-max] of $REPS runs, the flows' sum (median), slowest-fastest flow of all runs"
+printf '%-6s %19s %7s %12s   %19s %7s %12s\n' flows "direct TCP: Jain" sum flows \
+	"pair, 2 paths: Jain" sum flows
+jmin=
+for n in $FLOWS; do
+	line=$(printf '%-6s' "$n")
+	for k in direct gw2; do
+		key=fair/$n/$k
+		st=$(stat "$key")
+		[ "$st" = FAILED ] && rc=1
+		fl=$(stat "$key/flow" | awk '$1 != "FAILED" { printf "%.2f %.2f", $2, $3 }')
+		su=$(med "$key/sum")
+		line="$line $(printf '%19s %7s %12s' "$(spread3 "$st")" \
+			"$(printf '%.1f' "${su:-0}")" "$(echo "${fl:--}" | tr ' ' -)")"
+		# shellcheck disable=SC2086
+		echo "jain $n $k $(echo "$st" | awk '{ if ($1 == "FAILED") print "NaN NaN NaN"; else print $1, $2, $3 }') ${su:-NaN} ${fl:-NaN NaN}" >> "$dat"
+		if [ $k = gw2 ] && [ "$st" != FAILED ]; then
+			jmin=$(awk -v a="${st%% *}" -v b="$jmin" 'BEGIN { print (b == "" || a < b) ? a : b }')
+		fi
+	done
+	echo "$line"
+done
+echo "goal: Jain >= 0.95 through the pair: the smallest median ${jmin:-FAILED} $(goal "$jmin" 0.95)"
+echo "($REPS runs in $(($(date +%s) - start)) s)"
+exit $rc

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * psock_xfer: one timed bulk transfer, for bench/psock_paths.sh and
- * bench/psock_rtt.sh.
+ * psock_xfer: one timed bulk transfer, for bench/psock_paths.sh,
+ * bench/psock_rtt.sh and bench/psock_gw.sh.
  *
- *   psock_xfer -l PORT [-p PROTO] [-d DRIVER] [-a ADDR]... [-P N]   server:
+ *   psock_xfer -l PORT [-p PROTO] [-d DRIVER] [-a ADDR]... [-P N]
+ *		[-w SKIP,LEN]   server:
  *	accept one connection (N with -P), read to the end, answer one
  *	byte, close
  *   psock_xfer -p PROTO [-d DRIVER] [-n STREAMS] [-m SUBFLOWS] [-P N]
- *		-s BYTES HOST PORT
+ *		{-s BYTES | -t SECONDS} HOST PORT
  *	client: connect, send BYTES, shutdown(SHUT_WR), wait for the
  *	server's byte; prints "SECONDS BYTES SUBFLOWS", timed with
  *	CLOCK_MONOTONIC from before connect() to the server's byte (all data
@@ -22,11 +23,22 @@
  * -P N (both sides, N > 1): N connections at once in one thread (poll()),
  * BYTES split evenly among them; the time runs from before the first
  * connect() to the last connection's answer.
+ * -t SECONDS (client): each connection (one, or N with -P) sends for
+ * SECONDS instead of BYTES, then shuts down its side; BYTES printed is
+ * the sum of what they wrote.  No -n, -d or -m (the -P path).
+ * -w SKIP,LEN (server, with or without -P): every connection's bytes
+ * read in one window of LEN seconds, which starts SKIP seconds after the
+ * last connection was accepted; prints "SECONDS BYTES" for each
+ * connection in the order of accept() (SECONDS: the window as measured).
+ * A connection that ends before the window does fails the server.  For
+ * bench/psock_gw.sh's fairness figures: the flows' throughput over the
+ * same stretch of time, at the receiver.
  * -m N (client, MPTCP): after the last write, MPTCP_INFO and
  * MPTCP_TCPINFO must show N subflows that each carried data (bytes
  * acknowledged); otherwise the client prints every subflow and fails.
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,19 +160,30 @@ static int serve_one(int l)
 
 /*
  * N connections in one poll() loop: the listener until all are accepted,
- * each connection until its end, which it answers at once.
+ * each connection until its end, which it answers at once.  With @len > 0
+ * (-w), the bytes each connection read in the window [@skip, @skip +
+ * @len] seconds after the last accept().
  */
-static int serve_many(int l, int n)
+static int serve_many(int l, int n, double skip, double len)
 {
 	struct pollfd pfd[PAR_MAX + 1];
-	int accepted = 0, ended = 0, i;
+	long long got[PAR_MAX + 1] = { 0 }, mark[PAR_MAX + 1] = { 0 };
+	int accepted = 0, ended = 0, phase = len > 0 ? 0 : 2, i;
+	double start = 0, ta = 0, tb = 0, t;
 	long long total = 0;
 	ssize_t r;
 
 	pfd[0].fd = l;
 	pfd[0].events = POLLIN;
 	while (ended < n) {
-		if (poll(pfd, accepted + 1, -1) < 0) {
+		int tmo = -1;
+
+		/* Wake up at the window's edges, data or not. */
+		if (phase < 2 && accepted == n) {
+			t = (phase ? start + len : start) - now();
+			tmo = t > 0 ? (int)(t * 1000) + 1 : 0;
+		}
+		if (poll(pfd, accepted + 1, tmo) < 0) {
 			perror("poll");
 			return 1;
 		}
@@ -170,7 +193,14 @@ static int serve_many(int l, int n)
 			r = read(pfd[i].fd, buf, sizeof(buf));
 			if (r > 0) {
 				total += r;
+				got[i] += r;
 				continue;
+			}
+			if (phase < 2) {
+				fprintf(stderr,
+					"psock_xfer: connection %d ended before the window did\n",
+					i - 1);
+				return 1;
 			}
 			if (r < 0 || write(pfd[i].fd, "k", 1) != 1) {
 				perror("server");
@@ -191,12 +221,31 @@ static int serve_many(int l, int n)
 			pfd[accepted].fd = c;
 			pfd[accepted].events = POLLIN;
 			pfd[accepted].revents = 0;
-			if (accepted == n)
+			if (accepted == n) {
 				pfd[0].fd = -1;
+				start = now() + skip;
+			}
+		}
+		if (phase < 2 && accepted == n) {
+			t = now();
+			if (phase == 0 && t >= start) {
+				memcpy(mark, got, sizeof(mark));
+				ta = t;
+				phase = 1;
+			}
+			if (phase == 1 && t >= start + len) {
+				for (i = 1; i <= n; i++)
+					mark[i] = got[i] - mark[i];
+				tb = t;
+				phase = 2;
+			}
 		}
 	}
 	fprintf(stderr, "server read %lld bytes on %d connections\n", total,
 		n);
+	if (len > 0)
+		for (i = 1; i <= n; i++)
+			printf("%.3f %lld\n", tb - ta, mark[i]);
 	return 0;
 }
 
@@ -271,16 +320,32 @@ static int mptcp_used(int fd, int want)
 	return -1;
 }
 
-/* -P N: N connections of one thread, @size split evenly. */
+/* Shut down our side once everything is written; then wait for the answer. */
+static int half_close(struct pollfd *p)
+{
+	if (shutdown(p->fd, SHUT_WR)) {
+		perror("shutdown");
+		return 1;
+	}
+	p->events = POLLIN;
+	return 0;
+}
+
+/*
+ * -P N: N connections of one thread, @size split evenly; or, with @dur >
+ * 0 (-t), each sending for @dur seconds.  @sent: the bytes written.
+ */
 static int send_many(int proto, const struct sockaddr_in *sin, int bufsz,
-		     int n, long long size, double *secs)
+		     int n, long long size, double dur, double *secs,
+		     long long *sent)
 {
 	struct pollfd pfd[PAR_MAX];
 	long long left[PAR_MAX];
-	int i, answered = 0;
-	double t0 = now();
+	int i, answered = 0, sending = dur > 0;
+	double t0 = now(), t;
 	char k;
 
+	*sent = 0;
 	for (i = 0; i < n; i++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, proto);
 
@@ -293,12 +358,27 @@ static int send_many(int proto, const struct sockaddr_in *sin, int bufsz,
 			perror("connect");
 			return 1;
 		}
-		left[i] = size / n + (i < size % n);
+		left[i] = sending ? LLONG_MAX : size / n + (i < size % n);
 		pfd[i].fd = fd;
 		pfd[i].events = POLLOUT;
 	}
 	while (answered < n) {
-		if (poll(pfd, n, -1) < 0) {
+		int tmo = -1;
+
+		if (sending) {
+			t = t0 + dur - now();
+			if (t <= 0) {
+				for (i = 0; i < n; i++)
+					if (pfd[i].fd >= 0 &&
+					    (pfd[i].events & POLLOUT) &&
+					    half_close(&pfd[i]))
+						return 1;
+				sending = 0;
+			} else {
+				tmo = (int)(t * 1000) + 1;
+			}
+		}
+		if (poll(pfd, n, tmo) < 0) {
 			perror("poll");
 			return 1;
 		}
@@ -319,13 +399,11 @@ static int send_many(int proto, const struct sockaddr_in *sin, int bufsz,
 					return 1;
 				}
 				left[i] -= r;
+				*sent += r;
 				if (left[i])
 					continue;
-				if (shutdown(pfd[i].fd, SHUT_WR)) {
-					perror("shutdown");
+				if (half_close(&pfd[i]))
 					return 1;
-				}
-				pfd[i].events = POLLIN;
 				continue;
 			}
 			r = read(pfd[i].fd, &k, 1);
@@ -349,13 +427,14 @@ int main(int argc, char **argv)
 {
 	int proto = IPPROTO_PSOCK, port = 0, driver = -1, streams = 0, opt;
 	int naddr = 0, fd, bufsz = 0, par = 1, want = 0, subflows = 1;
-	long long size = 16 << 20, left;
+	long long size = 16 << 20, left, sent;
+	double dur = 0, skip = 0, len = 0;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	char *addrs[PSOCK_ADDR_MAX];
 	double t0, t1;
 	char k;
 
-	while ((opt = getopt(argc, argv, "l:p:a:d:n:s:b:P:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "l:p:a:d:n:s:b:P:m:t:w:")) != -1) {
 		switch (opt) {
 		case 'l':
 			port = atoi(optarg);
@@ -385,6 +464,14 @@ int main(int argc, char **argv)
 		case 'm':
 			want = atoi(optarg);
 			break;
+		case 't':
+			dur = atof(optarg);
+			break;
+		case 'w':
+			if (sscanf(optarg, "%lf,%lf", &skip, &len) != 2 ||
+			    skip < 0 || len <= 0)
+				return 2;
+			break;
 		default:
 			return 2;
 		}
@@ -397,7 +484,8 @@ int main(int argc, char **argv)
 
 		if (l < 0)
 			return 1;
-		return par > 1 ? serve_many(l, par) : serve_one(l);
+		return par > 1 || len > 0 ? serve_many(l, par, skip, len) :
+					    serve_one(l);
 	}
 	if (argc - optind != 2 ||
 	    inet_pton(AF_INET, argv[optind], &sin.sin_addr) != 1)
@@ -405,10 +493,10 @@ int main(int argc, char **argv)
 	sin.sin_port = htons(atoi(argv[optind + 1]));
 	memset(buf, 0x5a, sizeof(buf));
 
-	if (par > 1) {
-		if (send_many(proto, &sin, bufsz, par, size, &t1))
+	if (par > 1 || dur > 0) {
+		if (send_many(proto, &sin, bufsz, par, size, dur, &t1, &sent))
 			return 1;
-		printf("%.3f %lld %d\n", t1, size, par);
+		printf("%.3f %lld %d\n", t1, sent, par);
 		return 0;
 	}
 	fd = socket(AF_INET, SOCK_STREAM, proto);

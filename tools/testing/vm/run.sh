@@ -24,7 +24,8 @@
 #             (packaging, the CLI's golden output, the transfer matrix;
 #             see debug_programs()); none with LONG=1
 #   VM_TIMEOUT  seconds one VM may run (default 1500; 3000 for the debug
-#             kernel); the whole process group of the VM is killed then
+#             kernel; 4800 for bench, whose psock_gw.sh alone takes about
+#             1200); the whole process group of the VM is killed then
 #   VM_MEMORY memory of the guest (default 2G)
 #   MODBUILD  where the built modules are (default .cache/build); the
 #             harness self-test points it at deliberately broken builds
@@ -320,6 +321,7 @@ for k in $KERNELS; do
 		die "modules for $rel not built in $MODBUILD (make modules)"
 	append="panic_on_warn=0"
 	tmo=${VM_TIMEOUT:-1500}
+	[ "$MODE" = bench ] && tmo=${VM_TIMEOUT:-4800}
 	suites=${SUITES:-}
 	case $rel in
 	*-hicn-debug)
