@@ -4,10 +4,12 @@
  * own, for bench/psock_http.sh: what connection set-up costs a transport
  * against a plain TCP web server, which waits for its client to speak.
  *
- *   http_get -p PROTO [-O] [-n STREAMS] [-c COUNT] HOST PORT PATH
+ *   http_get -p PROTO [-O] [-n STREAMS] [-d] [-c COUNT] HOST PORT PATH
  *
  * PROTO: psock or tcp.  -O: PSOCK_OPTIMISTIC (Documentation/psock.rst,
- * "Optimistic connect").  Each answer must start with "HTTP/1.1 200" and
+ * "Optimistic connect").  -d: no setsockopt() at all, the PSOCK socket
+ * as the namespace's sysctls make it (net.psock.optimistic and the
+ * stream counts), as an unmodified program gets it.  Each answer must start with "HTTP/1.1 200" and
  * end with the server's close.  Prints "SECONDS COUNT", timed with
  * CLOCK_MONOTONIC from the first connect() to the last answer's end.
  * IPv4 only.
@@ -40,7 +42,10 @@ static int psock_setup(int fd, int streams, int opt)
 				  sizeof(opt)));
 }
 
-/* One GET on a new connection: 0, or -1 (printed). */
+/*
+ * One GET on a new connection: 0, or -1 (printed).  @streams 0: a PSOCK
+ * socket with no option set.
+ */
 static int get(const struct sockaddr_in *a, int proto, int streams, int opt,
 	       const char *req, size_t rlen)
 {
@@ -49,7 +54,8 @@ static int get(const struct sockaddr_in *a, int proto, int streams, int opt,
 	ssize_t r;
 	int fd = socket(AF_INET, SOCK_STREAM, proto);
 
-	if (fd < 0 || (proto != IPPROTO_TCP && psock_setup(fd, streams, opt)) ||
+	if (fd < 0 ||
+	    (proto != IPPROTO_TCP && streams && psock_setup(fd, streams, opt)) ||
 	    connect(fd, (const struct sockaddr *)a, sizeof(*a)) ||
 	    send(fd, req, rlen, MSG_NOSIGNAL) != (ssize_t)rlen) {
 		perror("http_get");
@@ -73,13 +79,13 @@ static int get(const struct sockaddr_in *a, int proto, int streams, int opt,
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	int proto = IPPROTO_TCP, streams = 1, opt = 0, o;
+	int proto = IPPROTO_TCP, streams = 1, opt = 0, dflt = 0, o;
 	char req[512];
 	long count = 1000, i;
 	double t0;
 	int rlen;
 
-	while ((o = getopt(argc, argv, "p:On:c:")) != -1) {
+	while ((o = getopt(argc, argv, "p:On:dc:")) != -1) {
 		switch (o) {
 		case 'p':
 			proto = !strcmp(optarg, "psock") ? IPPROTO_PSOCK :
@@ -90,6 +96,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			streams = atoi(optarg);
+			break;
+		case 'd':
+			dflt = 1;
 			break;
 		case 'c':
 			count = atol(optarg);
@@ -108,7 +117,7 @@ int main(int argc, char **argv)
 		return 2;
 	t0 = now();
 	for (i = 0; i < count; i++)
-		if (get(&a, proto, streams, opt, req, rlen))
+		if (get(&a, proto, dflt ? 0 : streams, opt, req, rlen))
 			return 1;
 	printf("%.6f %ld\n", now() - t0, count);
 	return 0;

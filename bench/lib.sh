@@ -38,15 +38,17 @@ stat() {
 	}' "$RESULTS"
 }
 
-# spread STAT: "12.1 [11.9-12.3]" (median [min-max], one decimal).
+# spread STAT [DECIMALS]: "12.1 [11.9-12.3]" (median [min-max], one
+# decimal unless DECIMALS says otherwise).
 spread() {
+	local d=${2:-1}
 	# shellcheck disable=SC2086
 	set -- $1
 	if [ "$1" = FAILED ]; then
 		echo FAILED
 		return
 	fi
-	printf '%.1f [%.1f-%.1f]\n' "$1" "$2" "$3"
+	printf "%.${d}f [%.${d}f-%.${d}f]\n" "$1" "$2" "$3"
 }
 
 # run KEY CMD...: one run of CMD (which prints the figure) recorded under
