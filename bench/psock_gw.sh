@@ -249,6 +249,16 @@ target() {
 	fi
 }
 
+# up KIND PID: the server PID listens on PORT and, but for direct TCP, the
+# gateways run; or else both are stopped.
+up() {
+	listening $S $PORT && { [ "$1" = direct ] || gw_start $PORT; } && return 0
+	gw_stop
+	kill "$2"
+	wait "$2"
+	return 1
+}
+
 # xfer KIND: one transfer of SIZE bytes, prints MB/s.
 xfer() {
 	local kind=$1 out rc s tx
@@ -256,13 +266,7 @@ xfer() {
 	PORT=$((PORT + 1))
 	ip netns exec $S timeout $((TMO + 10)) $X -l $PORT -p tcp > /dev/null 2>&1 &
 	s=$!
-	if ! listening $S $PORT ||
-	   { [ "$kind" != direct ] && ! gw_start $PORT; }; then
-		gw_stop
-		kill $s
-		wait $s
-		return 1
-	fi
+	up "$kind" $s || return 1
 	tx=$(txbytes)
 	# shellcheck disable=SC2046
 	out=$(ip netns exec $C timeout $TMO $X -p tcp -s "$SIZE" $(target "$kind"))
@@ -290,14 +294,7 @@ fair() {
 	ip netns exec $S timeout $((FAIR_T + 30)) $X -l $PORT -p tcp -P "$n" \
 		-w $FAIR_SKIP,$FAIR_LEN > "$srv" 2>/dev/null &
 	s=$!
-	if ! listening $S $PORT ||
-	   { [ "$kind" != direct ] && ! gw_start $PORT; }; then
-		gw_stop
-		kill $s
-		wait $s
-		rm -f "$srv"
-		return 1
-	fi
+	up "$kind" $s || { rm -f "$srv"; return 1; }
 	tx=$(txbytes)
 	# shellcheck disable=SC2046
 	ip netns exec $C timeout $((FAIR_T + 30)) $X -p tcp -P "$n" -t $FAIR_T \
