@@ -251,8 +251,24 @@ static int pstripe_client_hello(struct pstripe_sock *ps,
 	return pstripe_open_data_subflows(ps, msgs);
 }
 
-static void pstripe_fallback(struct pstripe_sock *ps)
+/*
+ * Why a connection became plain TCP, for whoever turns on this module's
+ * pr_debug()s (dynamic debug): a fallback is no error, but one between
+ * two PSOCK hosts says a timeout ran out.
+ */
+void pstripe_fallback_dbg(const struct pstripe_subflow *sf, const char *who,
+			  const char *why)
 {
+	const struct inet_sock *inet = inet_sk(sf->sock->sk);
+
+	pr_debug("%s port %u -> %u: plain TCP: %s\n", who,
+		 ntohs(inet->inet_sport), ntohs(inet->inet_dport), why);
+}
+
+static void pstripe_fallback(struct pstripe_sock *ps, const char *why)
+{
+	if (why)
+		pstripe_fallback_dbg(ps->sf[0], "client", why);
 	ps->fallback = true;
 	pstripe_established(ps);
 }
@@ -266,7 +282,7 @@ static void pstripe_fallback(struct pstripe_sock *ps)
 static void pstripe_fallback_late(struct pstripe_sock *ps)
 {
 	WRITE_ONCE(ps->late_hello, true);
-	pstripe_fallback(ps);
+	pstripe_fallback(ps, "no server hello within the hello timeout");
 }
 
 static void pstripe_late_done(struct pstripe_sock *ps)
@@ -279,11 +295,12 @@ static void pstripe_late_done(struct pstripe_sock *ps)
  * Optimistic client, decided: plain TCP for good.  A server hello that
  * still comes first is consumed without an answer (pstripe_late_hello()).
  */
-void pstripe_opt_plain(struct pstripe_sock *ps)
+void pstripe_opt_plain(struct pstripe_sock *ps, const char *why)
 {
 	sock_owned_by_me(ps_sk(ps));
 	if (!ps->opt)
 		return;
+	pstripe_fallback_dbg(ps->sf[0], "optimistic client", why);
 	ps->opt = 0;
 	ps->opt_probe = false;
 	ps->plain_sent = true;
@@ -317,7 +334,7 @@ void pstripe_opt_probe(struct pstripe_sock *ps)
 		return;
 	ps->opt_probe = false;
 	if (pstripe_sf_send(ps->sf[0], &probe, 1, MSG_OOB) != 1)
-		pstripe_opt_plain(ps);
+		pstripe_opt_plain(ps, "the probe could not be sent");
 }
 
 /*
@@ -352,7 +369,8 @@ int pstripe_opt_send_first(struct pstripe_sock *ps, struct msghdr *msg)
 	}
 	release_sock(ssk);
 	if (!queued) {
-		pstripe_opt_plain(ps);	/* the server never hears of us */
+		/* The server never hears of us. */
+		pstripe_opt_plain(ps, "the probe could not be queued");
 		return r ? r : -EAGAIN;
 	}
 	ps->sf[0]->bytes_sent++;
@@ -418,7 +436,8 @@ static int pstripe_opt_hello(struct pstripe_sock *ps)
 		return 0;
 	}
 	if (r <= 0 || !pstripe_hello_prefix((u8 *)msgs, r, PSTRIPE_MSG_SHELLO)) {
-		pstripe_opt_plain(ps);
+		pstripe_opt_plain(ps, r > 0 ? "no hello in the server's first bytes" :
+				      "end of stream or error before a hello");
 		return pstripe_late_hello(ps);
 	}
 	if (r >= len && msgs[0].n > PSOCK_ADDR_MAX)
@@ -431,7 +450,7 @@ static int pstripe_opt_hello(struct pstripe_sock *ps)
 	}
 	if (ps->opt_sent > PSTRIPE_OPT_MAX ||
 	    (sk->sk_shutdown & SEND_SHUTDOWN)) {
-		pstripe_opt_plain(ps);
+		pstripe_opt_plain(ps, "server hello after our FIN or our limit");
 		return pstripe_late_hello(ps);
 	}
 	return pstripe_opt_switch(ps, msgs);
@@ -591,7 +610,7 @@ static void pstripe_opt_start(struct pstripe_sock *ps)
 	ps->probe_at = jiffies + min(pstripe_hello_jiffies(ps_sk(ps)) / 4,
 				     PSTRIPE_PROBE_DELAY);
 	WRITE_ONCE(ps->late_hello, true);
-	pstripe_fallback(ps);
+	pstripe_fallback(ps, NULL);	/* undecided: opt_plain() says why */
 	/* A hello already there, or the timeout to watch. */
 	r = pstripe_late_hello(ps);
 	if (r && r != -EAGAIN)
@@ -637,7 +656,8 @@ void pstripe_connect_work(struct pstripe_sock *ps)
 		if (r == 0 || (r > 0 && !pstripe_hello_prefix((u8 *)msgs, r,
 							      PSTRIPE_MSG_SHELLO))) {
 			/* The server spoke first, or closed: plain TCP. */
-			pstripe_fallback(ps);
+			pstripe_fallback(ps, r ? "the server spoke first" :
+						 "the server closed before a hello");
 			return;
 		}
 		if (r >= (int)sizeof(h) && msgs[0].n > PSOCK_ADDR_MAX) {
@@ -839,7 +859,8 @@ void pstripe_pending_chello(struct pstripe_sock *lps,
 		goto refuse;
 	if (!h.n && !sf->opt) {
 		/* The client fell back on its timeout, before our hello. */
-		pstripe_pending_plain(lps, sf, reap);
+		pstripe_pending_plain(lps, sf, reap,
+				      "the client fell back before our hello");
 		return;
 	}
 	if (!pstripe_hello_sane(&h) || !h.n)

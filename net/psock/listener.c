@@ -376,9 +376,12 @@ struct pstripe_sock *pstripe_child_adopt(struct pstripe_sock *lps,
 
 void pstripe_pending_plain(struct pstripe_sock *lps,
 			   struct pstripe_subflow *sf,
-			   struct pstripe_reap *reap)
+			   struct pstripe_reap *reap, const char *why)
 {
-	struct pstripe_sock *child = pstripe_child_adopt(lps, sf);
+	struct pstripe_sock *child;
+
+	pstripe_fallback_dbg(sf, "server", why);
+	child = pstripe_child_adopt(lps, sf);
 
 	if (!child) {
 		pstripe_pend_reap(lps, sf, reap);
@@ -653,7 +656,8 @@ static void pstripe_step_chello(struct pstripe_sock *lps,
 		/* An optimistic client: its plain bytes end at its mark. */
 		r = pstripe_opt_mark(lps, sf);
 		if (r == 1) {
-			pstripe_pending_plain(lps, sf, reap);
+			pstripe_pending_plain(lps, sf, reap,
+					      "optimistic client: no mark within its plain bytes' limit or before its FIN");
 			return;
 		}
 		if (r && r != -EAGAIN) {
@@ -678,7 +682,8 @@ static void pstripe_step_chello(struct pstripe_sock *lps,
 		if (sf->opt)
 			pstripe_pend_refuse(lps, sf, reap);
 		else
-			pstripe_pending_plain(lps, sf, reap);
+			pstripe_pending_plain(lps, sf, reap,
+					      "the client fell back on its timeout and spoke");
 		return;
 	}
 	if (r == -EAGAIN && !expired)
@@ -749,7 +754,7 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 	}
 	if (r == 1) {
 		/* Urgent data of a plain TCP client: leave it to the app. */
-		pstripe_pending_plain(lps, sf, reap);
+		pstripe_pending_plain(lps, sf, reap, "urgent data, no probe");
 		return;
 	}
 	if (r == -EAGAIN && !expired)
@@ -780,7 +785,10 @@ static void pstripe_pending_step(struct pstripe_sock *lps,
 	}
 	if (r >= 0 || expired) {
 		/* Plain data, end of stream, or silence: a plain client. */
-		pstripe_pending_plain(lps, sf, reap);
+		pstripe_pending_plain(lps, sf, reap,
+				      r > 0 ? "plain data first" :
+				      r == 0 ? "end of stream first" :
+				      "nothing within the hello timeout");
 		return;
 	}
 	if (r != -EAGAIN)

@@ -582,7 +582,7 @@ int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
 							ps->opt_sent));
 			/* Past the mark's reach: plain TCP for good. */
 			if (ps->opt_sent > PSTRIPE_OPT_MAX)
-				pstripe_opt_plain(ps);
+				pstripe_opt_plain(ps, "plain bytes past the limit before a hello");
 		}
 	}
 	return r ? r : -EAGAIN;

@@ -923,7 +923,7 @@ static int pstripe_shutdown(struct socket *sock, int how)
 		ps->snd_fin = true;
 		if (ps->fallback) {
 			/* No mark can follow our FIN: plain TCP for good. */
-			pstripe_opt_plain(ps);
+			pstripe_opt_plain(ps, "our FIN before a hello");
 			kernel_sock_shutdown(ps->sf[0]->sock, SHUT_WR);
 			ps->sf[0]->fin_sent = true;
 		} else {

@@ -884,7 +884,7 @@ int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
 			int slot);
 void pstripe_sf_compact(struct pstripe_sock *ps);
 int pstripe_late_hello(struct pstripe_sock *ps);
-void pstripe_opt_plain(struct pstripe_sock *ps);
+void pstripe_opt_plain(struct pstripe_sock *ps, const char *why);
 void pstripe_opt_probe(struct pstripe_sock *ps);
 int pstripe_opt_send_first(struct pstripe_sock *ps, struct msghdr *msg);
 void pstripe_opt_probed(struct pstripe_subflow *sf);
@@ -929,7 +929,9 @@ struct pstripe_sock *pstripe_child_adopt(struct pstripe_sock *lps,
 					 struct pstripe_subflow *sf);
 void pstripe_pending_plain(struct pstripe_sock *lps,
 			   struct pstripe_subflow *sf,
-			   struct pstripe_reap *reap);
+			   struct pstripe_reap *reap, const char *why);
+void pstripe_fallback_dbg(const struct pstripe_subflow *sf, const char *who,
+			  const char *why);
 void pstripe_listen_work(struct pstripe_sock *lps,
 			 struct pstripe_reap *reap);
 int pstripe_listen_backlog(int backlog);
