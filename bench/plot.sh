@@ -232,6 +232,7 @@ set key below horizontal
 set arrow 1 from graph 0, first 0.95 to graph 1, first 0.95 nohead dt 2 lc rgb "gray40"
 jsel(k) = sprintf("< awk '\$1 == \"jain\" && \$3 == \"%s\"' $dir/psock_gw.dat", k)
 plot jsel("direct") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 1 title "direct TCP (path 1)", \
+     jsel("local") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 2 title "TCP sent from pgwb-i (path 1)", \
      jsel("gw2") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 3 title "pair, 2 paths"
 unset multiplot
 EOF

@@ -57,7 +57,14 @@
 # directly; the server counts each connection's bytes over the same
 # window (FAIR_LEN s, from FAIR_SKIP s after its last accept(), psock_xfer
 # -w) and Jain's index J = (sum x)^2 / (N sum x^2) is taken over the flows'
-# throughputs x; goal >= 0.95.
+# throughputs x; goal >= 0.95.  A third set-up is the pair's peer here:
+#   local   kernel TCP sent from pgwb-i itself over path 1, as the
+#           ingress translator sends: its sockets, not a router, meet the
+#           full netem queue of i1, where a packet that finds no room is
+#           not lost on the wire but refused to the sender (TCP backs off
+#           without a retransmission, the sender that tried then alone);
+#           the routed flows of direct TCP lose packets instead and even
+#           out
 #
 # Every figure is the median of BENCH_REPS runs (default 3 here: 1177 s
 # under TCG, 2 cores, within run.sh's VM_TIMEOUT of 1500 s but with little
@@ -118,10 +125,11 @@ setup() {
 }
 
 # endpoints KIND: the PSOCK endpoints gw1 (none: path 1 only) or gw2
-# (path 2 too) needs; direct leaves them as they are.
+# (path 2 too) needs; direct and local leave them as they are.
 endpoints() {
 	local want=${1#gw}
-	[ "$1" = direct ] || [ "$want" = "$EPS" ] && return 0
+	case $1 in direct | local) return 0 ;; esac
+	[ "$want" = "$EPS" ] && return 0
 	"$HICNCTL" -n $O psock endpoint flush &&
 	"$HICNCTL" -n $I psock endpoint flush || return 1
 	if [ "$want" = 2 ]; then
@@ -242,17 +250,17 @@ gw_stop() {
 
 # target KIND: "ADDRESS PORT" the client connects to.
 target() {
-	if [ "$1" = direct ]; then
+	if [ "$1" = direct ] || [ "$1" = local ]; then
 		echo "10.73.3.2 $PORT"
 	else
 		echo "10.73.0.2 8080"
 	fi
 }
 
-# up KIND PID: the server PID listens on PORT and, but for direct TCP, the
+# up KIND PID: the server PID listens on PORT and, but for kernel TCP, the
 # gateways run; or else both are stopped.
 up() {
-	listening $S $PORT && { [ "$1" = direct ] || gw_start $PORT; } && return 0
+	listening $S $PORT && { [ "$1" = direct ] || [ "$1" = local ] || gw_start $PORT; } && return 0
 	gw_stop
 	kill "$2"
 	wait "$2"
@@ -287,7 +295,7 @@ xfer() {
 # fair KIND N: N flows at once for FAIR_T s; prints "JAIN SUM X1 .. XN",
 # the flows' Mbit/s over the server's window and their sum.
 fair() {
-	local kind=$1 n=$2 rc s tx srv
+	local kind=$1 n=$2 rc s tx srv cns=$C
 	endpoints "$kind" || return 1
 	PORT=$((PORT + 1))
 	srv=$(mktemp)
@@ -296,8 +304,9 @@ fair() {
 	s=$!
 	up "$kind" $s || { rm -f "$srv"; return 1; }
 	tx=$(txbytes)
+	[ "$kind" = local ] && cns=$I
 	# shellcheck disable=SC2046
-	ip netns exec $C timeout $((FAIR_T + 30)) $X -p tcp -P "$n" -t $FAIR_T \
+	ip netns exec $cns timeout $((FAIR_T + 30)) $X -p tcp -P "$n" -t $FAIR_T \
 		$(target "$kind") > /dev/null
 	rc=$?
 	[ $rc -eq 0 ] || kill $s 2>/dev/null
@@ -328,6 +337,7 @@ fair() {
 measure_fair() {
 	local k=fair/$2/$1 name="direct TCP" out f
 	[ "$1" = gw2 ] && name="psock-gw pair"
+	[ "$1" = local ] && name="TCP from pgwb-i"
 	if ! out=$(fair "$1" "$2"); then
 		record "$k" FAILED
 		return
@@ -359,7 +369,7 @@ for r in $(seq "$REPS"); do
 	done
 	variant 20mbit
 	for n in $FLOWS; do
-		for k in direct gw2; do
+		for k in direct local gw2; do
 			measure_fair $k "$n" "$r"
 		done
 	done
@@ -489,12 +499,13 @@ echo
 echo "Fairness: N connections at once for $FAIR_T s, 20 Mbit/s each path; each flow's Mbit/s"
 echo "at the server over the same $FAIR_LEN s (from $FAIR_SKIP s after the last accept); Jain's index"
 echo "median [min-max] of $REPS runs, the flows' sum (median), slowest-fastest flow of all runs"
-printf '%-6s %19s %7s %12s   %19s %7s %12s\n' flows "direct TCP: Jain" sum flows \
+printf '%-6s %19s %7s %12s   %19s %7s %12s   %19s %7s %12s\n' flows \
+	"direct TCP: Jain" sum flows "TCP from pgwb-i" sum flows \
 	"pair, 2 paths: Jain" sum flows
 jmin=
 for n in $FLOWS; do
 	line=$(printf '%-6s' "$n")
-	for k in direct gw2; do
+	for k in direct local gw2; do
 		key=fair/$n/$k
 		st=$(stat "$key")
 		[ "$st" = FAILED ] && rc=1
