@@ -226,9 +226,9 @@ set xlabel "flows N"
 set logscale x 2
 set xtics ("1" 1, "2" 2, "4" 4, "8" 8, "16" 16)
 set xrange [0.8:20]
-set yrange [*:1.01]
+set yrange [0.9:1.01]
 set grid xtics ytics
-set key below horizontal
+set key bottom left inside vertical
 set arrow 1 from graph 0, first 0.95 to graph 1, first 0.95 nohead dt 2 lc rgb "gray40"
 jsel(k) = sprintf("< awk '\$1 == \"jain\" && \$3 == \"%s\"' $dir/psock_gw.dat", k)
 plot jsel("direct") using 2:4:5:6 with yerrorlines lw 2 pt 7 lc 1 title "direct TCP (path 1)", \

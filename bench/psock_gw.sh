@@ -8,20 +8,26 @@
 # translator pair (ingress and egress, one PSOCK connection of 4 streams
 # per flow) or routed directly (ip_forward, plain TCP over path 1):
 #
-#  pgwb-c 10.73.0.1 -- 10.73.0.2 pgwb-i 10.73.1.1 === path 1 === 10.73.1.2 pgwb-o
-#                                       10.73.2.1 === path 2 === 10.73.2.2
+#  pgwb-c 10.73.0.1 -- 10.73.0.2 pgwb-i 10.73.1.1 -- r1 pgwb-r p1 == 10.73.11.2 pgwb-o
+#                                       10.73.2.1 -- r2        p2 == 10.73.12.2
 #                                                     10.73.3.1 -- 10.73.3.2 pgwb-s
 #
-# Each path is shaped on both ends (both ways) by netem: 2 ms each way,
-# and by the variant below; but for the variant without a rate limit, GSO
-# packets are of one segment on the client's link and on the paths
+# Path N goes through the router pgwb-r (10.73.N.2 on rN towards pgwb-i,
+# 10.73.1N.1 on pN towards pgwb-o), and is shaped there, both ways, by
+# netem on rN and pN: 2 ms each way, and the variant below.  The
+# bottleneck is in the network, as between two real edges: a packet that
+# finds the router's queue full is lost on the wire, whoever sent it (a
+# queue on the sender's own link would refuse it to the sending socket
+# instead, which backs off without a loss: see "local" below).  But for
+# the variant without a rate limit, GSO packets are of one segment on the
+# client's link and on the paths
 # (gso_max_segs 1), so that netem drops and reorders single packets, not
 # GSO packets of several segments together (its counters then say what it
 # did: the script prints the share of the packets it dropped and sent
 # early).  Three set-ups are measured in each:
 #   direct  TCP routed over path 1
 #   gw1     the pair with no PSOCK endpoints: its 4 streams all on path 1
-#   gw2     the pair with path 2 (the egress signals 10.73.2.2, the
+#   gw2     the pair with path 2 (the egress signals 10.73.12.2, the
 #           ingress has a subflow endpoint on 10.73.2.1): both paths
 # Every transfer counts the bytes pgwb-i sent on each path: direct and
 # gw1 fail if path 2 carried 5% of them or more, gw2 fails unless each
@@ -59,18 +65,18 @@
 # -w) and Jain's index J = (sum x)^2 / (N sum x^2) is taken over the flows'
 # throughputs x; goal >= 0.95.  A third set-up is the pair's peer here:
 #   local   kernel TCP sent from pgwb-i itself over path 1, as the
-#           ingress translator sends: its sockets, not a router, meet the
-#           full netem queue of i1, where a packet that finds no room is
-#           not lost on the wire but refused to the sender (TCP backs off
-#           without a retransmission, the sender that tried then alone);
-#           the routed flows of direct TCP lose packets instead and even
-#           out
+#           ingress translator sends.  (With the shaping on pgwb-i's own
+#           link, as this benchmark had it before the router, these
+#           flows met the full netem queue of their own host: a packet
+#           that found no room was refused to the sender, which backed
+#           off without a retransmission while the others went on, and
+#           their Jain index fell to about 0.95 at 16 flows, the pair's
+#           with it, where routed flows got 0.999.)
 #
-# Every figure is the median of BENCH_REPS runs (default 3 here: 1177 s
-# under TCG, 2 cores, within run.sh's VM_TIMEOUT of 1500 s but with little
-# room for other benchmarks in the same VM; lib.sh), with the smallest and
-# the largest; each run measures every variant, set-up and flow count
-# once, in turn.  A figure under its goal is a result; only a failed
+# Every figure is the median of BENCH_REPS runs (default 3 here: 1427 s
+# under TCG, 2 cores, within run.sh's bench VM_TIMEOUT of 4800 s; lib.sh),
+# with the smallest and the largest; each run measures every variant,
+# set-up and flow count once, in turn.  A figure under its goal is a result; only a failed
 # transfer fails the script.
 # With BENCH_OUT set, the figures also go to $BENCH_OUT/psock_gw.dat for
 # bench/plot.sh.
@@ -82,7 +88,7 @@ TOP=$(cd .. && pwd)
 GW=$TOP/userspace/psock-gw/psock-gw
 HICNCTL=$TOP/userspace/hicnctl/hicnctl
 X=./psock_xfer
-C=pgwb-c I=pgwb-i O=pgwb-o S=pgwb-s
+C=pgwb-c I=pgwb-i R=pgwb-r O=pgwb-o S=pgwb-s
 SIZE=${BENCH_SIZE:-$((20 << 20))}
 TMO=120
 FAIR_T=14 FAIR_SKIP=4 FAIR_LEN=8
@@ -94,7 +100,7 @@ EPS=	# the endpoints set: 1 (none) or 2
 
 cleanup() {
 	local ns
-	for ns in $C $I $O $S; do ip netns del $ns 2>/dev/null; done
+	for ns in $C $I $R $O $S; do ip netns del $ns 2>/dev/null; done
 	rm -f "$RESULTS"
 }
 trap cleanup EXIT
@@ -109,18 +115,27 @@ setup() {
 	local ns
 	modprobe sch_netem 2>/dev/null
 	modprobe sch_tbf 2>/dev/null
-	for ns in $C $I $O $S; do
+	for ns in $C $I $R $O $S; do
 		ip netns add $ns && ip -n $ns link set lo up || return 1
 	done
 	veth $C c0 10.73.0.1 $I i0 10.73.0.2 &&
-	veth $I i1 10.73.1.1 $O o1 10.73.1.2 &&
-	veth $I i2 10.73.2.1 $O o2 10.73.2.2 &&
+	veth $I i1 10.73.1.1 $R r1 10.73.1.2 &&
+	veth $I i2 10.73.2.1 $R r2 10.73.2.2 &&
+	veth $R p1 10.73.11.1 $O o1 10.73.11.2 &&
+	veth $R p2 10.73.12.1 $O o2 10.73.12.2 &&
 	veth $O o3 10.73.3.1 $S s3 10.73.3.2 &&
 	ip -n $C route add default via 10.73.0.2 &&
 	ip -n $S route add default via 10.73.3.1 &&
 	ip -n $I route add 10.73.3.0/24 via 10.73.1.2 &&
-	ip -n $O route add 10.73.0.0/24 via 10.73.1.1 &&
+	ip -n $I route add 10.73.11.0/24 via 10.73.1.2 &&
+	ip -n $I route add 10.73.12.0/24 via 10.73.2.2 &&
+	ip -n $R route add 10.73.0.0/24 via 10.73.1.1 &&
+	ip -n $R route add 10.73.3.0/24 via 10.73.11.2 &&
+	ip -n $O route add 10.73.0.0/24 via 10.73.11.1 &&
+	ip -n $O route add 10.73.1.0/24 via 10.73.11.1 &&
+	ip -n $O route add 10.73.2.0/24 via 10.73.12.1 &&
 	ip netns exec $I sysctl -qw net.ipv4.ip_forward=1 &&
+	ip netns exec $R sysctl -qw net.ipv4.ip_forward=1 &&
 	ip netns exec $O sysctl -qw net.ipv4.ip_forward=1
 }
 
@@ -133,18 +148,19 @@ endpoints() {
 	"$HICNCTL" -n $O psock endpoint flush &&
 	"$HICNCTL" -n $I psock endpoint flush || return 1
 	if [ "$want" = 2 ]; then
-		"$HICNCTL" -n $O psock endpoint add 10.73.2.2 signal &&
+		"$HICNCTL" -n $O psock endpoint add 10.73.12.2 signal &&
 		"$HICNCTL" -n $I psock endpoint add 10.73.2.1 subflow || return 1
 	fi
 	EPS=$want
 }
 
-# shape NETEM [TBF]: the qdisc of both paths, both ways: netem "delay 2ms
-# NETEM" at the root, or with TBF under a tbf of those parameters.
+# shape NETEM [TBF]: the qdisc of both paths, both ways, at the router:
+# netem "delay 2ms NETEM" at the root, or with TBF under a tbf of those
+# parameters.
 shape() {
 	local d p
 	for p in 1 2; do
-		for d in "$I i$p" "$O o$p"; do
+		for d in "$R r$p" "$R p$p"; do
 			# (replace would keep a rate set before)
 			tc -n ${d% *} qdisc del dev ${d#* } root 2>/dev/null
 			if [ -z "$2" ]; then
@@ -169,7 +185,7 @@ SEGS=
 segs() {
 	local d
 	[ "$1" = "$SEGS" ] && return 0
-	for d in "$C c0" "$I i1" "$I i2" "$O o1" "$O o2"; do
+	for d in "$C c0" "$I i1" "$I i2" "$R r1" "$R r2" "$R p1" "$R p2" "$O o1" "$O o2"; do
 		ip -n ${d% *} link set dev ${d#* } gso_max_segs "$1" || return 1
 	done
 	SEGS=$1
@@ -189,12 +205,12 @@ variant() {	# variant NAME: shape the paths for it
 }
 
 # netem NAME: after a variant's transfers, record what netem did on the
-# data's way (pgwb-i's i1 and i2) under NAME/lost and NAME/early: the
+# data's way (pgwb-r's p1 and p2) under NAME/lost and NAME/early: the
 # packets it dropped, in % of those offered, and those it sent ahead of
 # their delay (reordered, its requeues), in % of those sent.
 netem() {
 	local out
-	out=$(for d in i1 i2; do tc -s -n $I qdisc show dev $d; done | awk '
+	out=$(for d in p1 p2; do tc -s -n $R qdisc show dev $d; done | awk '
 		/^qdisc netem/ { n = 1; next }
 		n && /Sent/ {
 			p += $4; d += $7 + 0; r += $11 + 0; n = 0 }
@@ -234,7 +250,7 @@ GWPIDS=
 gw_start() {
 	ip netns exec $O "$GW" egress -l 0.0.0.0:9000 -r 10.73.3.2:"$1" -n 4 2>/dev/null &
 	GWPIDS=$!
-	ip netns exec $I "$GW" ingress -l 10.73.0.2:8080 -r 10.73.1.2:9000 -n 4 2>/dev/null &
+	ip netns exec $I "$GW" ingress -l 10.73.0.2:8080 -r 10.73.11.2:9000 -n 4 2>/dev/null &
 	GWPIDS="$GWPIDS $!"
 	listening $O 9000 && listening $I 8080
 }
