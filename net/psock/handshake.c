@@ -253,16 +253,19 @@ static int pstripe_client_hello(struct pstripe_sock *ps,
 
 /*
  * Why a connection became plain TCP, for whoever turns on this module's
- * pr_debug()s (dynamic debug): a fallback is no error, but one between
- * two PSOCK hosts says a timeout ran out.
+ * debug messages (dynamic debug): a fallback is no error, but one between
+ * two PSOCK hosts says a timeout ran out.  A peer chooses how often this
+ * happens, so the messages are rate-limited, as mainline's are for what
+ * a peer can cause.
  */
 void pstripe_fallback_dbg(const struct pstripe_subflow *sf, const char *who,
 			  const char *why)
 {
 	const struct inet_sock *inet = inet_sk(sf->sock->sk);
 
-	pr_debug("%s port %u -> %u: plain TCP: %s\n", who,
-		 ntohs(inet->inet_sport), ntohs(inet->inet_dport), why);
+	net_dbg_ratelimited("%s port %u -> %u: plain TCP: %s\n", who,
+			    ntohs(inet->inet_sport), ntohs(inet->inet_dport),
+			    why);
 }
 
 static void pstripe_fallback(struct pstripe_sock *ps, const char *why)
