@@ -69,6 +69,161 @@ void pstripe_sf_drop_pull(struct pstripe_sock *ps,
 }
 
 /*
+ * Subflow @sf's header is complete in @hdr: take it.  An ack is taken at
+ * once (0, the next header follows); a block's header makes @hdr_valid
+ * (0).  <0 a protocol error.
+ */
+static int pstripe_sf_hdr_done(struct pstripe_sock *ps,
+			       struct pstripe_subflow *sf)
+{
+	struct pstripe_blkhdr *bh = (struct pstripe_blkhdr *)sf->hdr;
+	u32 seq = ntohl(bh->seq), len = ntohl(bh->len);
+	s32 d;
+
+	sf->hdr_got = 0;
+	if (len == PSTRIPE_LEN_ACK)
+		return pstripe_got_ack(ps, seq);
+	if (len != PSTRIPE_LEN_FIN && (!len || len > PSTRIPE_BLK_MAX))
+		return -EPROTO;
+	d = seq - ps->rcv_seq;
+	if (d >= PSTRIPE_WIN_BLKS || d < -PSTRIPE_WIN_BLKS)
+		return -EPROTO;		/* out of the window */
+	sf->blk_seq = seq;
+	sf->blk_fin = len == PSTRIPE_LEN_FIN;
+	sf->blk_len = sf->blk_fin ? 0 : len;
+	sf->blk_rem = sf->blk_len;
+	sf->dup = d < 0;
+	WRITE_ONCE(sf->hdr_valid, true);
+	/* As BlocksSent: data blocks, not the end of the stream. */
+	if (!sf->blk_fin)
+		pstripe_mib_inc(sock_net(ps_sk(ps)),
+				PSTRIPE_MIB_BLOCKS_RECEIVED);
+	return 0;
+}
+
+/* One pass over a subflow's TCP queue (pstripe_sf_actor()). */
+struct pstripe_sf_rd {
+	struct pstripe_sock	*ps;
+	int			i;
+	struct msghdr		*msg;	/* the reader's, or NULL */
+	int			copied;	/* bytes copied to @msg */
+	int			err;
+	bool			done;	/* a block was completed for @msg */
+};
+
+static bool pstripe_ooo_has(struct pstripe_sock *ps, u32 seq);
+static void pstripe_rcv_next(struct pstripe_sock *ps);
+
+/*
+ * May the payload of the block whose header subflow @sf holds go straight
+ * to the reader?  When it is the next block of the stream, no copy of it
+ * was queued or partly delivered elsewhere, and the reader reads it from
+ * no other place.
+ */
+static bool pstripe_sf_direct(struct pstripe_sf_rd *rd,
+			      struct pstripe_subflow *sf)
+{
+	struct pstripe_sock *ps = rd->ps;
+
+	if (!rd->msg || !msg_data_left(rd->msg) || sf->blk_fin || sf->dup ||
+	    sf->pull || sf->blk_seq != ps->rcv_seq)
+		return false;
+	if (ps->rcv_cur == rd->i)
+		return ps->rcv_off == sf->blk_len - sf->blk_rem;
+	if (ps->rcv_cur >= 0 || ps->rcv_off || pstripe_ooo_has(ps, sf->blk_seq))
+		return false;
+	WRITE_ONCE(ps->rcv_cur, rd->i);
+	return true;
+}
+
+/* Payload of @sf's current block from @skb to the reader; bytes or <0. */
+static int pstripe_sf_deliver(struct pstripe_sf_rd *rd,
+			      struct pstripe_subflow *sf, struct sk_buff *skb,
+			      unsigned int off, size_t len)
+{
+	size_t n = min3(len, (size_t)sf->blk_rem, msg_data_left(rd->msg));
+
+	if (skb_copy_datagram_iter(skb, off, &rd->msg->msg_iter, n))
+		return -EFAULT;
+	rd->copied += n;
+	sf->blk_rem -= n;
+	rd->ps->rcv_off += n;
+	if (!sf->blk_rem) {
+		WRITE_ONCE(sf->hdr_valid, false);
+		pstripe_rcv_next(rd->ps);
+		rd->done = true;
+	}
+	return n;
+}
+
+/*
+ * tcp_read_sock()'s actor: take headers from @skb (acks on the way) and,
+ * for a reader, the payload of the block that is next in the stream; stop
+ * at the payload of any other block, at a bad header, or once the
+ * reader's block is complete (an error in the headers after it is the
+ * next read's, as it would be without this pass).  Bytes taken.
+ */
+static int pstripe_sf_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			    unsigned int off, size_t len)
+{
+	struct pstripe_sf_rd *rd = desc->arg.data;
+	struct pstripe_subflow *sf = rd->ps->sf[rd->i];
+	size_t used = 0, n;
+	int r;
+
+	while (used < len && !rd->err && !rd->done) {
+		if (sf->hdr_valid) {
+			if (!pstripe_sf_direct(rd, sf))
+				break;
+			r = pstripe_sf_deliver(rd, sf, skb, off + used,
+					       len - used);
+			if (r < 0)
+				rd->err = r;
+			else
+				used += r;
+			continue;
+		}
+		n = min_t(size_t, len - used, sizeof(sf->hdr) - sf->hdr_got);
+		if (skb_copy_bits(skb, off + used, sf->hdr + sf->hdr_got, n)) {
+			rd->err = -EFAULT;
+			break;
+		}
+		used += n;
+		sf->hdr_got += n;
+		if (sf->hdr_got == sizeof(sf->hdr))
+			rd->err = pstripe_sf_hdr_done(rd->ps, sf);
+	}
+	sf->bytes_received += used;
+	return used;
+}
+
+/*
+ * What subflow @i's TCP holds, taken in one pass under its lock: headers
+ * (an ack in front of a block costs no read of its own) and, with @msg,
+ * the payload of the next blocks of the stream, straight to the reader
+ * (bench/psock_rr.sh).  >=0 bytes copied to @msg, @*took the bytes taken
+ * from TCP (0: nothing there, or what is there needs a read: urgent data,
+ * the end of the stream, an error); <0 a protocol error or -EFAULT.
+ */
+static int pstripe_sf_read(struct pstripe_sock *ps, int i,
+			   struct msghdr *msg, int *took)
+{
+	struct pstripe_sf_rd rd = { .ps = ps, .i = i, .msg = msg };
+	read_descriptor_t desc = { .arg.data = &rd, .count = 1 };
+	struct sock *ssk = ps->sf[i]->sock->sk;
+	int r;
+
+	sock_owned_by_me(ps_sk(ps));
+	lock_sock(ssk);
+	r = tcp_read_sock(ssk, &desc, pstripe_sf_actor);
+	release_sock(ssk);
+	*took = max(r, 0);
+	if (rd.err == -EFAULT && (!msg || rd.copied))
+		rd.err = 0;	/* not the reader's: a read says (or again) */
+	return rd.err ? rd.err : rd.copied;
+}
+
+/*
  * Read the header at the head of subflow @i unless one is known; acks
  * are taken on the way.  0 when a header is known or nothing more can be
  * read now (the subflow may have been killed); <0 a protocol error.
@@ -76,12 +231,18 @@ void pstripe_sf_drop_pull(struct pstripe_sock *ps,
 static int pstripe_sf_parse(struct pstripe_sock *ps, int i)
 {
 	struct pstripe_subflow *sf = ps->sf[i];
-	struct pstripe_blkhdr *bh;
-	u32 seq, len;
-	s32 d;
-	int r;
+	int r, took;
 
 	while (pstripe_sf_live(sf) && !sf->hdr_valid && !sf->eof) {
+		/* Lockless, as poll(): an empty subflow costs no lock. */
+		if (!pstripe_sf_readable(sf))
+			return 0;
+		r = pstripe_sf_read(ps, i, NULL, &took);
+		if (r < 0)
+			return r;
+		if (took)
+			continue;
+		/* What a pass cannot take: a read says what it is. */
 		r = pstripe_sf_recv(sf, sf->hdr + sf->hdr_got,
 				    sizeof(sf->hdr) - sf->hdr_got, 0);
 		if (r == -EAGAIN)
@@ -99,31 +260,9 @@ static int pstripe_sf_parse(struct pstripe_sock *ps, int i)
 		sf->hdr_got += r;
 		if (sf->hdr_got < sizeof(sf->hdr))
 			continue;
-		sf->hdr_got = 0;
-		bh = (struct pstripe_blkhdr *)sf->hdr;
-		seq = ntohl(bh->seq);
-		len = ntohl(bh->len);
-		if (len == PSTRIPE_LEN_ACK) {
-			r = pstripe_got_ack(ps, seq);
-			if (r)
-				return r;
-			continue;
-		}
-		if (len != PSTRIPE_LEN_FIN && (!len || len > PSTRIPE_BLK_MAX))
-			return -EPROTO;
-		d = seq - ps->rcv_seq;
-		if (d >= PSTRIPE_WIN_BLKS || d < -PSTRIPE_WIN_BLKS)
-			return -EPROTO;		/* out of the window */
-		sf->blk_seq = seq;
-		sf->blk_fin = len == PSTRIPE_LEN_FIN;
-		sf->blk_len = sf->blk_fin ? 0 : len;
-		sf->blk_rem = sf->blk_len;
-		sf->dup = d < 0;
-		WRITE_ONCE(sf->hdr_valid, true);
-		/* As BlocksSent: data blocks, not the end of the stream. */
-		if (!sf->blk_fin)
-			pstripe_mib_inc(sock_net(ps_sk(ps)),
-					PSTRIPE_MIB_BLOCKS_RECEIVED);
+		r = pstripe_sf_hdr_done(ps, sf);
+		if (r)
+			return r;
 	}
 	return 0;
 }
@@ -692,6 +831,32 @@ static int pstripe_recv_ooo(struct pstripe_sock *ps, struct msghdr *msg,
 	return r;
 }
 
+/*
+ * The next blocks of the stream straight from the subflow that holds them,
+ * read in one pass with their headers.  >0 bytes copied, 0 none this way
+ * (pstripe_rcv_find() looks everywhere, or says why not), <0 an error.
+ */
+static int pstripe_recv_direct(struct pstripe_sock *ps, struct msghdr *msg)
+{
+	int i, r, took;
+
+	for (i = 0; i < ps->nsf; i++) {
+		struct pstripe_subflow *sf = ps->sf[i];
+
+		/* The reader's block is elsewhere, or in the reorder queue. */
+		if (ps->rcv_cur >= 0 && ps->rcv_cur != i)
+			continue;
+		if (!pstripe_sf_live(sf) || sf->eof || sf->pull ||
+		    (sf->hdr_valid && sf->blk_seq != ps->rcv_seq) ||
+		    !pstripe_sf_readable(sf))
+			continue;
+		r = pstripe_sf_read(ps, i, msg, &took);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 /* One read step: >0 bytes copied, 0 end of stream, <0 error / -EAGAIN. */
 int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 		      int flags)
@@ -706,6 +871,11 @@ int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
 again:
 	if (ps->rcv_eof)
 		return 0;
+	if (!(flags & MSG_PEEK)) {
+		r = pstripe_recv_direct(ps, msg);
+		if (r)
+			return r;
+	}
 	if (ps->rcv_cur < 0) {
 		r = pstripe_rcv_find(ps);
 		if (r)

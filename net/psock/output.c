@@ -52,25 +52,34 @@ bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 /* Write what is left of @sf's ack and block; 0 when all of it is in TCP. */
 static int pstripe_sf_push(struct pstripe_subflow *sf)
 {
-	int r;
+	struct kvec iov[2];
+	size_t alen, blen;
+	int n, r;
 
-	/* An ack before a block leaves with it, in one segment. */
-	while (sf->aoff < sf->alen) {
-		r = pstripe_sf_send(sf, sf->abuf + sf->aoff,
-				    sf->alen - sf->aoff, sf->cur ? MSG_MORE : 0);
+	/*
+	 * An ack before a block leaves with it, in one segment and in one
+	 * call to TCP (a call per piece cost small messages a lock and a
+	 * tcp_sendmsg() more: bench/psock_rr.sh).
+	 */
+	for (;;) {
+		alen = sf->alen - sf->aoff;
+		blen = sf->cur ? sf->cur->size - sf->soff : 0;
+		if (!alen && !blen)
+			break;
+		n = 0;
+		if (alen)
+			iov[n++] = (struct kvec){ sf->abuf + sf->aoff, alen };
+		if (blen)
+			iov[n++] = (struct kvec){ sf->cur->data + sf->soff, blen };
+		r = pstripe_sf_sendv(sf, iov, n, alen + blen, 0);
 		if (r <= 0)
 			return r ? r : -EAGAIN;
-		sf->aoff += r;
+		n = min_t(size_t, r, alen);
+		sf->aoff += n;
+		sf->soff += r - n;
 	}
 	sf->alen = 0;
 	sf->aoff = 0;
-	while (sf->cur && sf->soff < sf->cur->size) {
-		r = pstripe_sf_send(sf, sf->cur->data + sf->soff,
-				    sf->cur->size - sf->soff, 0);
-		if (r <= 0)
-			return r ? r : -EAGAIN;
-		sf->soff += r;
-	}
 	sf->cur = NULL;
 	sf->soff = 0;
 	WRITE_ONCE(sf->busy, false);

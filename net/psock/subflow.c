@@ -320,17 +320,25 @@ static void pstripe_sf_free_rwork(struct work_struct *work)
 				     struct pstripe_subflow, free_rwork));
 }
 
-int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
-		    size_t len, int flags)
+/* Write @n pieces of @len bytes in all to @sf's TCP, in one call. */
+int pstripe_sf_sendv(struct pstripe_subflow *sf, struct kvec *iov, int n,
+		     size_t len, int flags)
 {
 	struct msghdr msg = { .msg_flags = flags | MSG_DONTWAIT | MSG_NOSIGNAL };
-	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
 	int r;
 
-	r = kernel_sendmsg(sf->sock, &msg, &iov, 1, len);
+	r = kernel_sendmsg(sf->sock, &msg, iov, n, len);
 	if (r > 0)
 		sf->bytes_sent += r;
 	return r;
+}
+
+int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,
+		    size_t len, int flags)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+
+	return pstripe_sf_sendv(sf, &iov, 1, len, flags);
 }
 
 int pstripe_sf_recv(struct pstripe_subflow *sf, void *buf, size_t len,

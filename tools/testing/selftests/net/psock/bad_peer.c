@@ -10,6 +10,7 @@
  */
 #include <assert.h>
 #include <fcntl.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -434,6 +435,75 @@ TEST_F(srv, block_cut_by_fin)
 
 static int send_blk(int fd, uint32_t seq, uint32_t len, uint32_t from,
 		    uint32_t to);
+
+/*
+ * The wire of acks, blocks and the end of stream as a peer may cut it:
+ * @step bytes a segment (TCP_NODELAY, a pause after each so that each is
+ * a segment of its own in the server's queue), or all at once (@step 0).
+ * The reader gets the two blocks' bytes in order and then the end.
+ */
+static size_t put_hdr(char *w, size_t off, uint32_t seq, uint32_t len)
+{
+	uint32_t hdr[2] = { htonl(seq), htonl(len) };
+
+	memcpy(w + off, hdr, sizeof(hdr));
+	return off + sizeof(hdr);
+}
+
+static void cut_wire(struct __test_metadata *_metadata, int lfd, int port,
+		     size_t step)
+{
+	struct timeval tv = { .tv_sec = 5 };
+	size_t len = 0, off, n;
+	char w[64], buf[32];
+	int fd, a, one = 1;
+	ssize_t r;
+
+	/* Unaligned on the wire after the first block's odd length. */
+	len = put_hdr(w, len, 0, LEN_ACK);
+	len = put_hdr(w, len, 0, 5);
+	memcpy(w + len, "hello", 5);
+	len = put_hdr(w, len + 5, 0, LEN_ACK);
+	len = put_hdr(w, len, 1, 6);
+	memcpy(w + len, " world", 6);
+	len = put_hdr(w, len + 6, 2, LEN_FIN);
+
+	a = raw_client1(lfd, port, &fd);
+	ASSERT_LE(0, a);
+	ASSERT_EQ(0, setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	ASSERT_EQ(0, setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+				sizeof(one)));
+	for (off = 0; off < len; off += n) {
+		n = step && step < len - off ? step : len - off;
+		ASSERT_EQ((ssize_t)n, send(fd, w + off, n, 0));
+		if (step)
+			usleep(2000);
+	}
+	for (off = 0; off < 11; off += r) {
+		r = recv(a, buf + off, sizeof(buf) - off, 0);
+		ASSERT_LT(0, r);
+	}
+	EXPECT_EQ(0, memcmp(buf, "hello world", 11));
+	EXPECT_EQ(0, recv(a, buf, sizeof(buf), 0));
+	close(a);
+	close(fd);
+	EXPECT_EQ(0, psock_counter("Aborts"));
+}
+
+TEST_F(srv, wire_one_byte_a_segment)
+{
+	cut_wire(_metadata, self->lfd, self->port, 1);
+}
+
+TEST_F(srv, wire_three_bytes_a_segment)
+{
+	cut_wire(_metadata, self->lfd, self->port, 3);
+}
+
+TEST_F(srv, wire_in_one_segment)
+{
+	cut_wire(_metadata, self->lfd, self->port, 0);
+}
 
 /*
  * The end-of-stream block (1) ahead of block 0: the stream is not
