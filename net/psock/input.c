@@ -118,7 +118,7 @@ static void pstripe_rcv_next(struct pstripe_sock *ps);
  * May the payload of the block whose header subflow @sf holds go straight
  * to the reader?  When it is the next block of the stream, no copy of it
  * was queued or partly delivered elsewhere, and the reader reads it from
- * no other place.
+ * no other place.  Yes makes it the reader's current block (@rcv_cur).
  */
 static bool pstripe_sf_direct(struct pstripe_sf_rd *rd,
 			      struct pstripe_subflow *sf)
@@ -200,7 +200,7 @@ static int pstripe_sf_actor(read_descriptor_t *desc, struct sk_buff *skb,
 /*
  * What subflow @i's TCP holds, taken in one pass under its lock: headers
  * (an ack in front of a block costs no read of its own) and, with @msg,
- * the payload of the next blocks of the stream, straight to the reader
+ * the payload of the next block of the stream, straight to the reader
  * (bench/psock_rr.sh).  >=0 bytes copied to @msg, @*took the bytes taken
  * from TCP (0: nothing there, or what is there needs a read: urgent data,
  * the end of the stream, an error); <0 a protocol error or -EFAULT.
@@ -832,8 +832,8 @@ static int pstripe_recv_ooo(struct pstripe_sock *ps, struct msghdr *msg,
 }
 
 /*
- * The next blocks of the stream straight from the subflow that holds them,
- * read in one pass with their headers.  >0 bytes copied, 0 none this way
+ * The next block of the stream straight from the subflow that holds it,
+ * read in one pass with its headers.  >0 bytes copied, 0 none this way
  * (pstripe_rcv_find() looks everywhere, or says why not), <0 an error.
  */
 static int pstripe_recv_direct(struct pstripe_sock *ps, struct msghdr *msg)
