@@ -193,17 +193,13 @@ int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
 			int slot)
 {
 	struct pstripe_hello h;
-	int r;
 
 	pstripe_hello_fill(ps, &h, PSTRIPE_MSG_REJOIN);
 	h.n = ps->stream_cnt;
 	h.index = slot;
 	h.port = ps->sf[slot]->ports[0];
 	h.token = cpu_to_be64(ps->token);
-	r = pstripe_sf_send(sf, &h, sizeof(h), 0);
-	if (r == sizeof(h))
-		return 0;
-	return r < 0 ? r : -EAGAIN;
+	return pstripe_join_send(sf, &h);
 }
 
 /*
@@ -521,8 +517,81 @@ bool pstripe_late_ready(const struct pstripe_sock *ps)
 }
 
 /*
- * Data subflow @i could not be opened in time (refused, unreachable, no
- * answer before the join deadline): the connection goes without it.
+ * A join (or rejoin) must be in the server's TCP before the server could
+ * have taken its connection for a plain TCP client that says nothing: a
+ * server waits the hello timeout from the moment it took the connection
+ * from TCP's queue, which is after the client's TCP saw the SYN-ACK
+ * (@est_at).  So the client counts the subflow only once TCP acknowledged
+ * the message within the hello timeout of @est_at, less two jiffies for
+ * the clocks of two hosts; past that the subflow is reset, and the server
+ * never hands accept() a connection whose first bytes are a join.  On a
+ * loaded machine a join can take that long (its segment dropped under
+ * tcp_mem pressure and retransmitted, the client's work late).
+ */
+#define PSTRIPE_JOIN_MARGIN	2
+
+bool pstripe_join_acked(const struct pstripe_subflow *sf)
+{
+	const struct sock *ssk = sf->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+
+	return READ_ONCE(ssk->sk_state) == TCP_ESTABLISHED &&
+	       READ_ONCE(tp->snd_una) == READ_ONCE(tp->write_seq);
+}
+
+/* When @sf's join, not acknowledged, is given up (its @est_at seen). */
+unsigned long pstripe_join_ack_by(const struct pstripe_subflow *sf)
+{
+	unsigned long h = pstripe_hello_jiffies(sf->sock->sk);
+
+	return sf->est_at + max_t(unsigned long, h, PSTRIPE_JOIN_MARGIN + 1) -
+	       PSTRIPE_JOIN_MARGIN;
+}
+
+/*
+ * Is @sf (TCP state @st) still connecting, as far as its join goes: in
+ * SYN_SENT, or established with its state callback not seen yet?
+ */
+bool pstripe_join_connecting(const struct pstripe_subflow *sf, int st)
+{
+	if (st == TCP_SYN_SENT)
+		return true;
+	/* Pairs with the state callback's store: @est_at is set after. */
+	return st == TCP_ESTABLISHED && !smp_load_acquire(&sf->est_seen);
+}
+
+/* Too late to send @sf's join, or to wait for its acknowledgment? */
+bool pstripe_join_due(const struct pstripe_subflow *sf)
+{
+	/* Pairs with the state callback's store: @est_at is set after. */
+	return !smp_load_acquire(&sf->est_seen) ||
+	       time_after_eq(jiffies, pstripe_join_ack_by(sf));
+}
+
+/*
+ * Send @sf's join or rejoin message (@h), asking TCP to call back once it
+ * is acknowledged: SOCK_NOSPACE makes TCP's next ack call write_space,
+ * whose event runs the work (set before the send, so that no ack is
+ * missed).  0 once sent.
+ */
+int pstripe_join_send(struct pstripe_subflow *sf,
+		      const struct pstripe_hello *h)
+{
+	int r;
+
+	set_bit(SOCK_NOSPACE, &sf->sock->flags);
+	r = pstripe_sf_send(sf, h, sizeof(*h), 0);
+	if (r != sizeof(*h))
+		return r < 0 ? r : -EAGAIN;
+	sf->join_sent = true;
+	return 0;
+}
+
+/*
+ * Data subflow @i could not join in time (refused, unreachable, no answer
+ * or no acknowledgment of its join before its deadline): the connection
+ * goes without it.  Reset, never closed with a FIN, which a server that
+ * saw nothing of it yet would take for a plain client's end of stream.
  */
 static void pstripe_join_abandon(struct pstripe_sock *ps, int i)
 {
@@ -530,6 +599,7 @@ static void pstripe_join_abandon(struct pstripe_sock *ps, int i)
 
 	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_JOINS_MISSING);
 	ps->sf[i] = NULL;
+	sock_no_linger(sf->sock->sk);
 	pstripe_sf_free(sf);
 }
 
@@ -554,48 +624,65 @@ void pstripe_sf_compact(struct pstripe_sock *ps)
 }
 
 /*
- * PSTRIPE_PH_JOIN: each data subflow sends its join once connected.  One
- * that fails, or is not connected when the join deadline comes
- * (pstripe_join_wait_jiffies() after the client hello), is abandoned; the
- * connection is established with the rest, down to the control subflow
- * alone.  The server, which waits longer for the joins, takes the same set,
- * and resets a join that still comes after it gave up: the client then
- * loses that subflow as it would lose any other (its blocks are resent).
+ * PSTRIPE_PH_JOIN: each data subflow sends its join once connected, and
+ * counts once TCP acknowledged it (pstripe_join_ack_by()).  One that
+ * fails, is not connected when the join deadline comes
+ * (pstripe_join_wait_jiffies() after the client hello), or whose join is
+ * not acknowledged in time, is abandoned; the connection is established
+ * with the rest, down to the control subflow alone.  The server, which
+ * waits longer for the joins, takes the same set, and resets a join that
+ * still comes after it gave up: the client then loses that subflow as it
+ * would lose any other (its blocks are resent).
  */
-static void pstripe_join_step(struct pstripe_sock *ps)
+static bool pstripe_join_one(struct pstripe_sock *ps, int i, bool late,
+			     unsigned long *next)
 {
-	bool late = time_after_eq(jiffies, ps->deadline);
+	struct pstripe_subflow *sf = ps->sf[i];
+	int st = pstripe_sf_state(sf);
 	struct pstripe_hello h;
-	int st, r, i, waiting = 0;
+	unsigned long t;
 
-	sock_owned_by_me(ps_sk(ps));
-	for (i = 1; i < ps->nsf; i++) {
-		struct pstripe_subflow *sf = ps->sf[i];
-
-		if (!sf || sf->join_sent)
-			continue;
-		st = pstripe_sf_state(sf);
-		if (st == TCP_SYN_SENT && !late) {
-			waiting++;
-			continue;
-		}
-		if (st != TCP_ESTABLISHED) {
-			pstripe_join_abandon(ps, i);
-			continue;
-		}
+	if (sf->join_sent && pstripe_join_acked(sf))
+		return false;
+	if (!late && pstripe_join_connecting(sf, st)) {
+		if (time_before(ps->deadline, *next))
+			*next = ps->deadline;
+		return true;
+	}
+	if (st != TCP_ESTABLISHED || pstripe_join_due(sf))
+		goto abandon;
+	if (!sf->join_sent) {
 		pstripe_hello_fill(ps, &h, PSTRIPE_MSG_JOIN);
 		h.n = ps->stream_cnt;
 		h.index = i;
 		h.token = cpu_to_be64(ps->token);
-		r = pstripe_sf_send(sf, &h, sizeof(h), 0);
-		if (r != sizeof(h)) {
-			pstripe_join_abandon(ps, i);
-			continue;
-		}
-		sf->join_sent = true;
+		if (pstripe_join_send(sf, &h))
+			goto abandon;
+		if (pstripe_join_acked(sf))
+			return false;
 	}
+	t = pstripe_join_ack_by(sf);
+	if (time_before(t, *next))
+		*next = t;
+	return true;
+abandon:
+	pstripe_join_abandon(ps, i);
+	return false;
+}
+
+static void pstripe_join_step(struct pstripe_sock *ps)
+{
+	bool late = time_after_eq(jiffies, ps->deadline);
+	unsigned long next = jiffies + MAX_JIFFY_OFFSET / 2;
+	int i, waiting = 0;
+
+	sock_owned_by_me(ps_sk(ps));
+	for (i = 1; i < ps->nsf; i++)
+		if (ps->sf[i] && pstripe_join_one(ps, i, late, &next))
+			waiting++;
 	if (waiting) {
-		pstripe_schedule(ps, ps->deadline - jiffies);
+		pstripe_schedule_by(ps, time_after(next, jiffies) ?
+				    next - jiffies : 1);
 		return;
 	}
 	pstripe_sf_compact(ps);

@@ -11,8 +11,10 @@
  * long after each try that failed, up to PSTRIPE_REJOIN_MAX; one try at a
  * time, given the join wait (pstripe_join_wait_jiffies()) to connect.
  * The new subflow's first bytes are a rejoin that names the connection's
- * token and the slot; any listener of the server finds the connection in
- * the token table (token.c) and queues the subflow on it (@rj_q); the
+ * token and the slot (it takes the slot here once TCP acknowledged it in
+ * time, as a join: pstripe_join_ack_by()); any listener of the server
+ * finds the connection in the token table (token.c) and queues the
+ * subflow on it (@rj_q); the
  * connection's work takes it into the slot under its own lock, in place
  * of the dead subflow (reset first if the server had not found it dead).
  * Nothing is lost: the dead subflow's blocks were resent already, and a
@@ -308,26 +310,47 @@ static void pstripe_rejoin_start(struct pstripe_sock *ps, int slot)
 		return;
 	}
 	pstripe_mib_inc(sock_net(sk), PSTRIPE_MIB_SUBFLOWS_OPENED);
-	ps->rj_sf = sf;
 	ps->rj_slot = slot;
+	WRITE_ONCE(ps->rj_sf, sf);
 	ps->rj_deadline = jiffies + pstripe_join_wait_jiffies(sk);
 }
 
-/* The try in progress: connected (rejoin sent, into the slot), or not. */
+/*
+ * The try in progress: connected, its rejoin sent and acknowledged in
+ * time (pstripe_join_ack_by(), as a join's), into the slot; or not, and
+ * reset (never closed with a FIN, which a server that saw nothing of it
+ * yet would take for a plain client's end of stream).
+ */
 static void pstripe_rejoin_step(struct pstripe_sock *ps)
 {
 	struct pstripe_subflow *sf = ps->rj_sf, *dead = ps->sf[ps->rj_slot];
 	int st = pstripe_sf_state(sf);
+	bool late = !time_before(jiffies, ps->rj_deadline);
 
-	if (st == TCP_SYN_SENT && time_before(jiffies, ps->rj_deadline)) {
+	if (sf->join_sent && pstripe_join_acked(sf))
+		goto joined;
+	if (!late && pstripe_join_connecting(sf, st)) {
 		pstripe_schedule_by(ps, ps->rj_deadline - jiffies);
 		return;
 	}
-	ps->rj_sf = NULL;
-	if (st == TCP_ESTABLISHED && !pstripe_send_rejoin(ps, sf, ps->rj_slot)) {
-		pstripe_sf_replace(ps, ps->rj_slot, sf);
-		return;
+	if (st != TCP_ESTABLISHED || pstripe_join_due(sf))
+		goto failed;
+	if (!sf->join_sent) {
+		if (pstripe_send_rejoin(ps, sf, ps->rj_slot))
+			goto failed;
+		if (pstripe_join_acked(sf))
+			goto joined;
 	}
+	pstripe_schedule_by(ps, time_after(pstripe_join_ack_by(sf), jiffies) ?
+			    pstripe_join_ack_by(sf) - jiffies : 1);
+	return;
+joined:
+	WRITE_ONCE(ps->rj_sf, NULL);
+	pstripe_sf_replace(ps, ps->rj_slot, sf);
+	return;
+failed:
+	WRITE_ONCE(ps->rj_sf, NULL);
+	sock_no_linger(sf->sock->sk);
 	pstripe_sf_free(sf);
 	pstripe_rejoin_failed(dead);
 }
@@ -465,8 +488,9 @@ void pstripe_pm_stop(struct pstripe_sock *ps)
 	LIST_HEAD(q);
 
 	if (ps->rj_sf) {
+		sock_no_linger(ps->rj_sf->sock->sk);
 		pstripe_sf_free(ps->rj_sf);
-		ps->rj_sf = NULL;
+		WRITE_ONCE(ps->rj_sf, NULL);
 	}
 	if (!ps->closing)
 		return;

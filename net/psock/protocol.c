@@ -1056,7 +1056,8 @@ static bool pstripe_bg_close_done(struct pstripe_sock *ps)
 /*
  * The subflows of a closed connection: reset (close_rst), or handed to the
  * graveyard once what is queued was flushed; a subflow left inside a
- * block is reset, so that no FIN follows half a block.
+ * block is reset, so that no FIN follows half a block, and so is a data
+ * subflow of a connection still joining (released with linger 0).
  */
 static void pstripe_close_subflows(struct pstripe_sock *ps)
 {
@@ -1077,6 +1078,9 @@ static void pstripe_close_subflows(struct pstripe_sock *ps)
 			continue;
 		if (ps->close_rst || (striped && sf->busy)) {
 			pstripe_sf_reset(ps, i, -ECONNRESET);
+		} else if (i && ps_sk(ps)->sk_state == TCP_SYN_SENT) {
+			/* Still joining: a FIN would look like a plain client. */
+			sock_no_linger(sf->sock->sk);
 		} else if (striped) {
 			pstripe_nl_sf_closed(sf, 0);
 			pstripe_sf_drop_pull(ps, sf);

@@ -219,7 +219,12 @@ struct pstripe_route {
  * @attached: callbacks installed
  * @grave: in the graveyard: its events queue the graveyard's work; set
  *	under sk_callback_lock
- * @join_sent: client: the join message went out
+ * @join_sent: client: the join (or rejoin) message went out; the subflow
+ *	counts once TCP acknowledged it (pstripe_join_acked())
+ * @est_at: client: jiffies when TCP's handshake completed (the SYN-ACK
+ *	came); written once by the state callback, under sk_callback_lock,
+ *	read locklessly after @est_seen
+ * @est_seen: @est_at is set (smp_store_release() / smp_load_acquire())
  * @fin_sent: our FIN went out (shutdown(SHUT_WR))
  * @last_ack_sent: our last acknowledgment went out on it before its FIN
  *	(pstripe_last_acks())
@@ -299,6 +304,8 @@ struct pstripe_subflow {
 	bool			attached;
 	bool			grave;
 	bool			join_sent;
+	unsigned long		est_at;
+	bool			est_seen;
 	bool			fin_sent;
 	bool			last_ack_sent;
 	bool			eof;
@@ -497,7 +504,8 @@ struct pstripe_tcp_opts {
  * @rcv_waiting: client: a reader sleeps with @late_hello set: it reads
  *	a late hello itself, the data events only wake it
  * @rj_sf: client: a subflow connecting to take the place of dead subflow
- *	@rj_slot (pm.c), not in @sf yet
+ *	@rj_slot (pm.c), not in @sf yet, until its rejoin is acknowledged;
+ *	read locklessly by the subflows' events (an ack then runs the work)
  * @rj_slot: see @rj_sf
  * @rj_deadline: when @rj_sf is given up if not connected
  * @rj_lock: server: protects @rj_q and @rj_closed (a leaf spinlock,
@@ -882,6 +890,12 @@ int pstripe_inq(struct pstripe_sock *ps);
 /* handshake.c */
 bool pstripe_hello_prefix(const u8 *buf, int len, int type);
 void pstripe_established(struct pstripe_sock *ps);
+bool pstripe_join_acked(const struct pstripe_subflow *sf);
+unsigned long pstripe_join_ack_by(const struct pstripe_subflow *sf);
+bool pstripe_join_connecting(const struct pstripe_subflow *sf, int st);
+bool pstripe_join_due(const struct pstripe_subflow *sf);
+int pstripe_join_send(struct pstripe_subflow *sf,
+		      const struct pstripe_hello *h);
 int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
 			int slot);
 void pstripe_sf_compact(struct pstripe_sock *ps);

@@ -47,7 +47,8 @@ static bool pstripe_sf_ev_work(struct pstripe_sock *ps, int ev)
 	}
 	/* The work handshakes, classifies and flushes blocks. */
 	return ev == PSTRIPE_EV_STATE || state != TCP_ESTABLISHED ||
-	       (ev == PSTRIPE_EV_SPACE && READ_ONCE(ps->snd_pending)) ||
+	       (ev == PSTRIPE_EV_SPACE && (READ_ONCE(ps->snd_pending) ||
+					   READ_ONCE(ps->rj_sf))) ||
 	       (ev == PSTRIPE_EV_DATA && (pstripe_acks_urgent(ps) ||
 					  READ_ONCE(ps->late_hello)));
 }
@@ -61,6 +62,13 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 	read_lock_bh(&ssk->sk_callback_lock);
 	sf = __locked_read_sk_user_data_with_flags(ssk, 0);
 	sk = sf ? sf->owner : NULL;
+	/* When a join's time to be acknowledged starts (handshake.c). */
+	if (sf && ev == PSTRIPE_EV_STATE && !sf->est_seen &&
+	    ssk->sk_state == TCP_ESTABLISHED) {
+		sf->est_at = jiffies;
+		/* @est_at before @est_seen: pstripe_join_due() reads after. */
+		smp_store_release(&sf->est_seen, true);
+	}
 	if (sf && sf->grave && ev != PSTRIPE_EV_SPACE)
 		pstripe_grave_ready(sf);
 	if (sk) {

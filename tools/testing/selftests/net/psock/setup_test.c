@@ -8,7 +8,9 @@
  * control subflow alone; the server, which waits one hello timeout
  * longer, hands accept() the same set.  PSOCK_INFO on both ends shows the
  * subflows that remain, both directions carry the whole stream, and
- * /proc/net/psock counts the subflows gone without (JoinsMissing).
+ * /proc/net/psock counts the subflows gone without (JoinsMissing).  A
+ * data subflow that connects but whose join TCP does not deliver counts
+ * as missing too, and never reaches accept() as a connection of its own.
  *
  * The hello timeout is 300 ms here: the client waits 600 ms for its data
  * subflows, the server 900 ms.
@@ -95,13 +97,15 @@ static void *server_main(void *arg)
 }
 
 /*
- * A client of 4 subflows: the announced address is the destination of
- * subflows 1 and 3 (the client spreads them over the listener's address
- * and the announced one), which cannot be opened.  connect() returns
+ * A client of 4 subflows, of which subflows 1 and 3 cannot join: the
+ * announced address is their destination (the client spreads them over
+ * the listener's address and the announced one), or @src their source
+ * (the client's extra source address, the same way).  connect() returns
  * within the documented wait and some, and the connection, of the 2
  * subflows that joined on both ends, carries a whole stream each way.
  */
-static void two_of_four(struct __test_metadata *_metadata, int lfd, int port)
+static void two_of_four(struct __test_metadata *_metadata, int lfd, int port,
+			const char *src)
 {
 	struct psock_info_buf cb, sb;
 	long m0 = psock_counter("JoinsMissing");
@@ -114,6 +118,13 @@ static void two_of_four(struct __test_metadata *_metadata, int lfd, int port)
 	c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, psock_opts(c, 4, 4, -1));
+	if (src) {
+		struct sockaddr_in sin = { .sin_family = AF_INET };
+
+		ASSERT_EQ(1, inet_pton(AF_INET, src, &sin.sin_addr));
+		ASSERT_EQ(0, setsockopt(c, SOL_PSOCK, PSOCK_ADD_LOCAL_ADDR,
+					&sin, sizeof(sin)));
+	}
 	t0 = now_ms();
 	ASSERT_EQ(0, lo_connect(c, AF_INET, port))
 		TH_LOG("connect: %s", strerror(errno));
@@ -139,10 +150,29 @@ static void two_of_four(struct __test_metadata *_metadata, int lfd, int port)
 	close(a);
 }
 
+/* Run @n shell commands, each a format taking @port: 0, or the status. */
+static int run_cmds(struct __test_metadata *_metadata,
+		    const char *const *cmds, unsigned int n, int port)
+{
+	char cmd[256];
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		snprintf(cmd, sizeof(cmd), cmds[i], port);
+		r = system(cmd);
+		if (r) {
+			TH_LOG("%s: status %d", cmd, r);
+			return r;
+		}
+	}
+	return 0;
+}
+
 TEST_F_TIMEOUT(setup, announced_address_refuses, 60)
 {
 	ASSERT_EQ(0, announce(self->lfd, "127.0.0.1", CLOSED_PORT));
-	two_of_four(_metadata, self->lfd, self->port);
+	two_of_four(_metadata, self->lfd, self->port, NULL);
 }
 
 /*
@@ -157,17 +187,34 @@ TEST_F_TIMEOUT(setup, announced_address_blackholed, 60)
 		"ip route add 10.9.9.0/24 dev bh0",
 		"ip neigh add 10.9.9.2 lladdr 02:00:00:00:00:01 dev bh0",
 	};
-	unsigned int i;
-	int r;
 
-	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		r = system(cmds[i]);
-		if (r)
-			TH_LOG("%s: status %d", cmds[i], r);
-		ASSERT_EQ(0, r);
-	}
+	ASSERT_EQ(0, run_cmds(_metadata, cmds, ARRAY_SIZE(cmds), 0));
 	ASSERT_EQ(0, announce(self->lfd, "10.9.9.2", self->port));
-	two_of_four(_metadata, self->lfd, self->port);
+	two_of_four(_metadata, self->lfd, self->port, NULL);
+}
+
+/*
+ * Subflows 1 and 3 connect, from the client's second address, but their
+ * joins never arrive (nft drops every segment they carry): a join counts
+ * only once TCP acknowledged it within the hello timeout of the
+ * subflow's connection, else the client resets the subflow.  Counted as
+ * sent, they would carry blocks nobody reads, and the server, seeing a
+ * connection that says nothing, would in the end hand it to accept() as a
+ * plain TCP client, the join its first bytes.
+ */
+TEST_F_TIMEOUT(setup, join_not_acknowledged, 60)
+{
+	static const char *const cmds[] = {
+		"nft add table inet psock_join",
+		"nft add chain inet psock_join out { type filter hook output priority 0 \\; }",
+		"nft add rule inet psock_join out ip saddr 127.0.0.2 tcp dport %d ip length gt 64 drop",
+	};
+
+	ASSERT_EQ(0, run_cmds(_metadata, cmds, ARRAY_SIZE(cmds), self->port));
+	two_of_four(_metadata, self->lfd, self->port, "127.0.0.2");
+	/* No connection of those subflows comes to accept(). */
+	EXPECT_EQ(0, poll(&(struct pollfd){ .fd = self->lfd, .events = POLLIN },
+			  1, 1000));
 }
 
 TEST_HARNESS_MAIN
