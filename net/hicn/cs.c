@@ -4,7 +4,9 @@
  * through the forwarder, kept to answer later interests for the same
  * exact name (name, version, segment) without the producer.
  *
- * Only exact names are cached.  Questions about versions ("the newest",
+ * Only exact names are cached, and names that are not ours
+ * (HICN_KEY_RAW: a stock application's segment, relayed), which only an
+ * identical key matches.  Questions about versions ("the newest",
  * "the next one") always reach the producer, so a cache never answers
  * with a stale version.  An entry holds a reference on the segment's
  * object; it stops serving when the data expires or the producer has
@@ -71,16 +73,16 @@ static struct hlist_head *hicn_cs_bucket(struct hicn_net *hn,
 }
 
 /*
- * Does entry @e answer @key?  An exact key names one version; a key off
- * the wire (HICN_KEY_WIRE) any version with its wire version, of which
- * the caller keeps the newest.
+ * Does entry @e answer @key?  An exact key (or one not ours) names one
+ * version; a key off the wire (HICN_KEY_WIRE) any version with its wire
+ * version, of which the caller keeps the newest.
  */
 static bool hicn_cs_match(const struct hicn_cs_entry *e,
 			  const struct hicn_key *key)
 {
 	if (!(key->kind & HICN_KEY_WIRE))
 		return hicn_key_equal(&e->d.key, key);
-	return e->d.key.seg == key->seg &&
+	return e->d.key.kind == HICN_I_EXACT && e->d.key.seg == key->seg &&
 	       hicn_wire_ver(e->d.key.ver) == key->ver &&
 	       ipv6_addr_equal(&e->d.key.name, &key->name);
 }

@@ -263,9 +263,10 @@ static struct sk_buff *hicn_udp_alloc(const struct hicn_wire_pkt *p)
 
 	if (hlen < 0)
 		return NULL;
-	skb = alloc_skb(hlen + p->payload_len, GFP_ATOMIC | __GFP_NOWARN);
+	skb = alloc_skb(hlen + p->ah_len + p->payload_len,
+			GFP_ATOMIC | __GFP_NOWARN);
 	if (skb)
-		skb_put(skb, hlen + p->payload_len);
+		skb_put(skb, hlen + p->ah_len + p->payload_len);
 	return skb;
 }
 
@@ -280,6 +281,17 @@ static void hicn_udp_pkt_init(struct hicn_udp_face *uf,
 	p->suffix = suffix;
 }
 
+/* The suffix of @key on the wire: a name not ours goes as it came. */
+static int hicn_udp_suffix(const struct hicn_key *key, u32 *suffix)
+{
+	if (key->kind == HICN_KEY_RAW) {
+		*suffix = key->seg;
+		return 0;
+	}
+	return hicn_wire_key_to_suffix(key->kind & ~HICN_KEY_WIRE, key->ver,
+				       key->seg, suffix);
+}
+
 static int hicn_udp_face_interest(struct hicn_face *face,
 				  const struct hicn_key *key,
 				  unsigned long lifetime, u8 hops)
@@ -291,8 +303,7 @@ static int hicn_udp_face_interest(struct hicn_face *face,
 
 	if (!READ_ONCE(face->up))
 		return -ENETDOWN;
-	if (hicn_wire_key_to_suffix(key->kind & ~HICN_KEY_WIRE, key->ver,
-				    key->seg, &suffix))
+	if (hicn_udp_suffix(key, &suffix))
 		return -EMSGSIZE;	/* a segment the wire cannot name */
 	hicn_udp_pkt_init(uf, &p, &key->name, suffix);
 	p.is_interest = true;
@@ -316,7 +327,7 @@ static u32 hicn_udp_data_lifetime(const struct hicn_data *d)
 {
 	long left;
 
-	if ((d->ikey.kind & ~HICN_KEY_WIRE) != HICN_I_EXACT ||
+	if (!hicn_key_cacheable(&d->ikey) ||
 	    d->flags & (HICN_DATA_NACK | HICN_DATA_PROBE))
 		return 0;
 	if (!d->expires)
@@ -324,6 +335,43 @@ static u32 hicn_udp_data_lifetime(const struct hicn_data *d)
 	left = (long)(d->expires - jiffies);
 	return left > 0 ? min_t(u32, jiffies_to_msecs(left),
 				HICN_WIRE_LIFETIME_MAX) : 0;
+}
+
+/*
+ * Data of a name that is not ours leaves as it came: its AH and
+ * signature, payload and flags untouched, under its own suffix.  The
+ * signature stays valid: it covers none of the fields a hop writes
+ * (locator, hop limit, path label, lifetime, checksum; hicn-wire.rst).
+ */
+static void hicn_udp_face_data_raw(struct hicn_udp_face *uf,
+				   const struct hicn_data *d)
+{
+	struct hicn_wire_pkt p;
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(uf->face->up) || d->raw_ah_len > d->len)
+		goto drop;
+	hicn_udp_pkt_init(uf, &p, &d->ikey.name, d->ikey.seg);
+	hicn_udp_wire_addr(&uf->remote, &p.locator);
+	p.lifetime = hicn_udp_data_lifetime(d);
+	p.flags = d->raw_flags;
+	p.ah_len = d->raw_ah_len;
+	p.payload_len = d->len - d->raw_ah_len;
+	skb = hicn_udp_alloc(&p);
+	if (!skb)
+		goto drop;
+	if (d->len)
+		memcpy(skb->data + skb->len - d->len, d->obj->data + d->off,
+		       d->len);
+	if (hicn_wire_build(skb->data, skb->len, &p) < 0) {
+		kfree_skb(skb);
+		goto drop;
+	}
+	hicn_udp_queue(uf, skb);
+	return;
+
+drop:
+	atomic64_inc(&uf->tx_drops);
 }
 
 static void hicn_udp_face_data(struct hicn_face *face,
@@ -337,6 +385,10 @@ static void hicn_udp_face_data(struct hicn_face *face,
 	u32 suffix, len;
 	int hlen;
 
+	if (d->ikey.kind == HICN_KEY_RAW) {
+		hicn_udp_face_data_raw(uf, d);
+		return;
+	}
 	len = d->obj ? d->len : 0;
 	if (!READ_ONCE(face->up) ||
 	    hicn_wire_key_to_suffix(kind, d->ikey.ver, d->ikey.seg, &suffix))
@@ -537,6 +589,76 @@ bool hicn_udp_link_update(struct hicn_net *hn)
 
 /* ---- receive ---- */
 
+/* The key a suffix names: ours, or one that is not (HICN_KEY_RAW). */
+static void hicn_udp_key(const struct in6_addr *name, u32 suffix,
+			 struct hicn_key *key)
+{
+	u32 kind, wver, seg;
+
+	memset(key, 0, sizeof(*key));
+	key->name = *name;
+	if (hicn_wire_suffix_to_key(suffix, &kind, &wver, &seg)) {
+		key->seg = suffix;
+		key->kind = HICN_KEY_RAW;
+		return;
+	}
+	key->ver = wver;
+	key->seg = seg;
+	/* A version off the wire is reduced: whoever holds it expands it. */
+	key->kind = kind | (wver ? HICN_KEY_WIRE : 0);
+}
+
+/* Data from @face that no interest sent to it asked for: counted. */
+static void hicn_udp_unsolicited(struct hicn_net *hn, struct hicn_face *face)
+{
+	atomic64_inc(&face->stats.data_in);
+	atomic64_inc(&face->stats.unsolicited);
+	atomic64_inc(&hn->stats.unsolicited);
+}
+
+/*
+ * Data of a name that is not ours (a stock producer's, relayed): it
+ * carries no transport header of ours; its AH, signature and payload go
+ * on as one block, cached like any segment (hicn-wire.rst, "Names that
+ * are not ours").
+ */
+static void hicn_udp_rx_raw_data(struct hicn_udp_face *uf,
+				 const struct hicn_wire_pkt *p,
+				 const struct hicn_key *key, const u8 *buf)
+{
+	struct hicn_net *hn = hicn_pernet(uf->l->net);
+	u32 len = p->ah_len + p->payload_len;
+	struct hicn_data d = {};
+	struct hicn_obj *obj;
+
+	/* Nothing is allocated for data no interest sent here asked for. */
+	if (!hicn_pit_solicited(hn, key, uf->face)) {
+		hicn_udp_unsolicited(hn, uf->face);
+		return;
+	}
+	/* An empty one too: it is an answer, and the CS keeps objects. */
+	obj = hicn_obj_alloc(len, len ?: 1);
+	if (!obj) {
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NOMEM);
+		return;
+	}
+	/* The AH, when there is one, sits right before the payload. */
+	if (len)
+		memcpy(obj->data, buf + p->payload_off - p->ah_len, len);
+	obj->name = p->name;
+	d.key = *key;
+	d.ikey = *key;
+	d.obj_len = len;
+	d.len = len;
+	d.obj = obj;
+	d.raw_ah_len = p->ah_len;
+	d.raw_flags = p->flags;
+	if (p->lifetime < HICN_WIRE_LIFETIME_MAX)
+		d.expires = jiffies + msecs_to_jiffies(p->lifetime) ?: 1;
+	hicn_fwd_data(uf->face, &d);
+	hicn_obj_put(obj);
+}
+
 /* The PIT key a data packet answers, from its suffix and our header. */
 static int hicn_udp_data_key(const struct hicn_wire_pkt *p,
 			     const struct hicn_wire_thdr *th,
@@ -595,6 +717,11 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 	struct hicn_obj *obj = NULL;
 	int i, n;
 
+	hicn_udp_key(&p->name, p->suffix, &full);
+	if (full.kind == HICN_KEY_RAW) {
+		hicn_udp_rx_raw_data(uf, p, &full, buf);
+		return;
+	}
 	if (hicn_wire_thdr_parse(buf + p->payload_off, p->payload_len, &th) ||
 	    hicn_udp_data_key(p, &th, &full)) {
 		hicn_udp_drop(uf, HICN_A_FACE_DROPS_TRANSPORT);
@@ -603,9 +730,7 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 	/* Nothing is allocated for data no interest sent here asked for. */
 	n = hicn_udp_data_keys(hn, face, &full, keys);
 	if (!n) {
-		atomic64_inc(&face->stats.data_in);
-		atomic64_inc(&face->stats.unsolicited);
-		atomic64_inc(&hn->stats.unsolicited);
+		hicn_udp_unsolicited(hn, face);
 		return;
 	}
 	if (th.len) {
@@ -643,31 +768,15 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 	hicn_obj_put(obj);
 }
 
-static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
-				 const struct hicn_wire_pkt *p)
+/* One name an interest asks for enters the forwarder. */
+static void hicn_udp_rx_one(struct hicn_udp_face *uf,
+			    const struct in6_addr *name, u32 suffix,
+			    unsigned long lifetime, u8 hops)
 {
-	struct hicn_key key = {};
-	u32 kind, wver, seg;
-	int err;
-	u8 hops;
+	struct hicn_key key;
 
-	if (hicn_wire_suffix_to_key(p->suffix, &kind, &wver, &seg)) {
-		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NAME);
-		return;
-	}
-	key.name = p->name;
-	key.ver = wver;
-	key.seg = seg;
-	/* A version off the wire is reduced: whoever holds it expands it. */
-	key.kind = kind | (wver ? HICN_KEY_WIRE : 0);
-	/* The compact format has no hop limit: PIT aggregation breaks loops. */
-	hops = p->format == HICN_WIRE_COMPACT ? HICN_HOP_LIMIT :
-	       p->hop_limit;
-	err = hicn_fwd_interest(uf->face, &key,
-				msecs_to_jiffies(min_t(u32, p->lifetime,
-						       HICN_LIFETIME_MAX)),
-				hops ? hops - 1 : 0);
-	switch (err) {
+	hicn_udp_key(name, suffix, &key);
+	switch (hicn_fwd_interest(uf->face, &key, lifetime, hops)) {
 	case 0:
 		break;
 	case -ELOOP:
@@ -682,10 +791,57 @@ static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 	case -ENOMEM:
 		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NOMEM);
 		break;
+	case -EPROTONOSUPPORT:
+		/* A name not ours that leads to a local producer. */
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NAME);
+		break;
 	default:
 		/* The producer's face refused it (it is closing). */
 		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NO_ROUTE);
 	}
+}
+
+/*
+ * An interest manifest (a stock consumer's) asks for every suffix its
+ * bitmap requests: each enters the forwarder as an interest of its own,
+ * so each has its PIT entry and its answer.  The manifest itself, and
+ * the signature of a signed one, are not passed on.
+ */
+static void hicn_udp_rx_manifest(struct hicn_udp_face *uf,
+				 const struct hicn_wire_pkt *p, const u8 *buf,
+				 unsigned long lifetime, u8 hops)
+{
+	const u8 *man = buf + p->payload_off;
+	int i, n;
+
+	n = hicn_wire_imanifest_parse(man, p->payload_len);
+	if (n < 0) {
+		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NAME);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (hicn_wire_imanifest_requested(man, i))
+			hicn_udp_rx_one(uf, &p->name,
+					hicn_wire_imanifest_suffix(man, i),
+					lifetime, hops);
+}
+
+static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
+				 const struct hicn_wire_pkt *p, const u8 *buf)
+{
+	unsigned long lifetime;
+	u8 hops;
+
+	lifetime = msecs_to_jiffies(min_t(u32, p->lifetime,
+					  HICN_LIFETIME_MAX));
+	/* The compact format has no hop limit: PIT aggregation breaks loops. */
+	hops = p->format == HICN_WIRE_COMPACT ? HICN_HOP_LIMIT :
+	       p->hop_limit;
+	hops = hops ? hops - 1 : 0;
+	if (p->flags & HICN_WIRE_F_MAN)
+		hicn_udp_rx_manifest(uf, p, buf, lifetime, hops);
+	else
+		hicn_udp_rx_one(uf, &p->name, p->suffix, lifetime, hops);
 }
 
 /* The face of @remote, made if the listener allows it and @make. */
@@ -729,7 +885,7 @@ static void hicn_udp_input(struct hicn_udp_listener *l,
 	if (err)
 		hicn_udp_drop(uf, hicn_udp_wire_drop(&p));
 	else if (p.is_interest)
-		hicn_udp_rx_interest(uf, &p);
+		hicn_udp_rx_interest(uf, &p, buf);
 	else
 		hicn_udp_rx_data(uf, &p, buf);
 	hicn_face_put(uf->face);

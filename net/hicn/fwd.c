@@ -2,13 +2,14 @@
 /*
  * The forwarding pipeline of a network namespace, as in NFD and hICN:
  *
- *   interest from a face:  CS (exact names) -> hit: data back to the face
+ *   interest from a face:  CS (exact names, and names that are not ours)
+ *                          -> hit: data back to the face
  *                          -> FIB: longest prefix, the strategy's face
  *                          -> PIT: aggregate, or record in- and
  *                             out-record and forward to that face
  *   data from a face:      PIT: solicited (an out-record for that face)?
- *                          no: dropped and counted; yes: CS insert (exact
- *                          names), then every face waiting for it
+ *                          no: dropped and counted; yes: CS insert (the
+ *                          names above), then every face waiting for it
  *
  *   a face goes down:      PIT entries whose interest went to it alone
  *                          leave again by the strategy's choice among
@@ -35,8 +36,7 @@ static bool hicn_fwd_cs_again(struct hicn_net *hn, const struct hicn_key *key)
 {
 	struct hicn_data d;
 
-	if ((key->kind & ~HICN_KEY_WIRE) != HICN_I_EXACT ||
-	    !hicn_cs_lookup(hn, key, &d, true))
+	if (!hicn_key_cacheable(key) || !hicn_cs_lookup(hn, key, &d, true))
 		return false;
 	d.ikey = *key;
 	d.flags |= HICN_DATA_FROM_CS;
@@ -113,8 +113,7 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 
 	atomic64_inc(&hn->stats.interests);
 	atomic64_inc(&face->stats.interests_in);
-	if ((key->kind & ~HICN_KEY_WIRE) == HICN_I_EXACT &&
-	    hicn_cs_lookup(hn, key, &d, false)) {
+	if (hicn_key_cacheable(key) && hicn_cs_lookup(hn, key, &d, false)) {
 		d.ikey = *key;
 		d.flags |= HICN_DATA_FROM_CS;
 		atomic64_inc(&face->stats.data_out);

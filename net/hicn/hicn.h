@@ -83,6 +83,16 @@ enum hicn_kind {
  */
 #define HICN_KEY_WIRE		0x100
 
+/*
+ * In hicn_key.kind, alone: a name that is not ours, off the wire, from
+ * a stock hICN application (a suffix with V = 0 and no kind, see wire.h).
+ * @seg holds the 32-bit suffix as it came, @ver is 0.  Such a key is
+ * only relayed between faces to other hosts and cached as it is; no
+ * local producer answers it and no local consumer asks for it
+ * (Documentation/hicn-wire.rst, "Names that are not ours").
+ */
+#define HICN_KEY_RAW		0x200
+
 /**
  * struct hicn_key - the name an interest asks for, and the PIT key
  * @name: the content name
@@ -101,6 +111,16 @@ static inline bool hicn_key_equal(const struct hicn_key *a,
 				  const struct hicn_key *b)
 {
 	return !memcmp(a, b, sizeof(*a));
+}
+
+/*
+ * Does @key name one segment, which the CS may hold: an exact name
+ * (ours, full or wire version) or a name that is not ours?
+ */
+static inline bool hicn_key_cacheable(const struct hicn_key *key)
+{
+	return (key->kind & ~HICN_KEY_WIRE) == HICN_I_EXACT ||
+	       key->kind == HICN_KEY_RAW;
 }
 
 /**
@@ -161,6 +181,10 @@ struct hicn_obj {
  * @obj: the payload holder, NULL for NACK and PROBE answers
  * @asked_ver: the full version a NEXT interest named, when its key has
  *	only the wire version (HICN_KEY_WIRE), else 0
+ * @raw_ah_len: data of a name that is not ours (HICN_KEY_RAW): how many
+ *	bytes at the start of the payload are the AH and signature it came
+ *	with, passed on untouched
+ * @raw_flags: such data's wire flags (HICN_WIRE_F_*), passed on
  */
 struct hicn_data {
 	struct hicn_key		key;
@@ -173,6 +197,8 @@ struct hicn_data {
 	unsigned long		expires;
 	struct hicn_obj		*obj;
 	u32			asked_ver;
+	u16			raw_ah_len;
+	u8			raw_flags;
 };
 
 struct hicn_face;

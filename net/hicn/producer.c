@@ -413,17 +413,22 @@ static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_face *face,
 /*
  * The forwarder hands the producer's face an interest.  It is answered
  * or held.  A closing producer's face refuses it: its namespace is
- * losing its producer, which the consumer hears as no route.
+ * losing its producer, which the consumer hears as no route.  A name
+ * that is not ours (a stock application's) is refused: no version, no
+ * segment of ours can answer it.
  */
 static int hicn_prod_face_interest(struct hicn_face *face,
 				   const struct hicn_key *key,
 				   unsigned long lifetime, u8 hops)
 {
-	struct sock *sk = hicn_face_sk(face);
 	struct hicn_sock *hs;
 	struct hicn_data d;
+	struct sock *sk;
 	bool answer;
 
+	if (key->kind == HICN_KEY_RAW)
+		return -EPROTONOSUPPORT;	/* a name that is not ours */
+	sk = hicn_face_sk(face);
 	if (!sk)
 		return -ENETUNREACH;
 	hs = hicn_sk(sk);

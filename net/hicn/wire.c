@@ -738,3 +738,51 @@ int hicn_wire_thdr_match(const struct hicn_wire_thdr *th, u32 kind,
 	}
 	return -EPROTO;
 }
+
+/*
+ * The interest manifest of a stock consumer (the payload of an interest
+ * with HICN_WIRE_F_MAN), all big-endian:
+ *
+ *   0   4  n: how many suffixes, the header's one included (it is first)
+ *   4   4  padding
+ *   8  32  request bitmap, four 64-bit words: bit i of word i / 64 set
+ *          when suffix i is asked for
+ *  40 4n   the suffixes
+ */
+#define IMAN_HLEN	40
+
+/**
+ * hicn_wire_imanifest_parse() - check an interest manifest
+ * @buf: the manifest (the interest's payload)
+ * @len: its length
+ *
+ * Return: the number of suffixes it lists (1..HICN_WIRE_IMAN_MAX), or
+ * -EBADMSG when it lists none, more than its bitmap can ask for, or more
+ * than @len holds.
+ */
+int hicn_wire_imanifest_parse(const void *buf, size_t len)
+{
+	u32 n;
+
+	if (len < IMAN_HLEN)
+		return -EBADMSG;
+	n = rd32(buf);
+	if (!n || n > HICN_WIRE_IMAN_MAX || IMAN_HLEN + 4 * (size_t)n > len)
+		return -EBADMSG;
+	return n;
+}
+
+/* Is suffix @i of a manifest hicn_wire_imanifest_parse() took asked for? */
+bool hicn_wire_imanifest_requested(const void *buf, unsigned int i)
+{
+	const u8 *word = (const u8 *)buf + 8 + 8 * (i / 64);
+
+	/* Bit i % 64 of a big-endian word: byte 7 - (i % 64) / 8. */
+	return word[7 - (i % 64) / 8] & (1U << (i % 8));
+}
+
+/* Suffix @i of a manifest hicn_wire_imanifest_parse() took. */
+u32 hicn_wire_imanifest_suffix(const void *buf, unsigned int i)
+{
+	return rd32((const u8 *)buf + IMAN_HLEN + 4 * i);
+}

@@ -193,6 +193,15 @@ int hicn_wire_suffix_to_key(u32 suffix, u32 *kind, u32 *wver, u32 *seg);
 u32 hicn_wire_ver_expand(u32 wver, u32 newest);
 
 /*
+ * A stock consumer's interest manifest: one interest asking for up to
+ * 256 suffixes of its name (hicn-wire.rst, "Names that are not ours").
+ */
+#define HICN_WIRE_IMAN_MAX	256
+int hicn_wire_imanifest_parse(const void *buf, size_t len);
+bool hicn_wire_imanifest_requested(const void *buf, unsigned int i);
+u32 hicn_wire_imanifest_suffix(const void *buf, unsigned int i);
+
+/*
  * Our transport header: the first HICN_WIRE_THDR_LEN bytes of the payload
  * of every data packet an AF_HICN producer sends.  Big-endian fields.
  *

@@ -27,8 +27,10 @@
 #
 # Drops: a hand-made peer in C (UDP port 40000) gets a face on P's
 # listener with a good interest, then sends a few datagrams of each
-# malformed kind, interests P has no route for, interests beyond its
-# face's PIT quota, data with a bad transport header; exactly the
+# malformed kind, interests P has no route for, stock names that reach
+# a local producer, interest manifests longer than their payload,
+# interests beyond its face's PIT quota, data with a bad transport
+# header; exactly the
 # counter of each reason rises by the number sent, malformed is their
 # sum, and "hicnctl -s face show" prints them.
 #
@@ -131,8 +133,11 @@ def bad_datagrams():
                            src="fd00:80::1"),
         "control": b"\xc0" + bytes(59),
         "ah": sig[:53] + bytes([sig[53] | 0x10]) + sig[54:],
-        "transport": u.pkt6(False, name, 1, bytes(40), src="fd00:80::1"),
-        "name": u.pkt6(True, name, 5, src="fd00:80::1"),
+        # Data of ours (version 1, segment 1) with a bad transport header.
+        "transport": u.pkt6(False, name, (1 << 21) | 1, bytes(40),
+                            src="fd00:80::1"),
+        # A stock name (suffix 5, V = 0) that reaches a local producer.
+        "name": u.pkt6(True, "b009:a:b:c::2", 5, src="fd00:80::1"),
         "no-route": u.pkt6(True, "b00f::1", 1 << 19, src="fd00:80::1"),
     }
 
@@ -147,6 +152,7 @@ def test_drops(c, p):
         y.do("route-add", {"prefix": u.a6("b002::"), "prefix-len": 16,
                            "face-id": fs, "cost": 1})
         quota = y.do("limits-get", {})["pit-user-max"]
+        pfd = u.publish((("b009:a:b:c::1", b"nine"),), prefix="b009:a:b:c::")
     u.enter(NS_C)
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.bind(("fd00:80::1", 40000))
@@ -175,6 +181,20 @@ def test_drops(c, p):
             got = wait_drops(y, fid, want)
         u.tap(got == want, f"{N} datagrams with {why}: exactly that reason "
               f"counted ({ {k: v for k, v in got.items() if v} })")
+    # A stock interest manifest (URG) whose count of suffixes (2) is
+    # longer than its payload (40 bytes): dropped as name.
+    man = bytearray(u.pkt6(True, "b002::1", 0, struct.pack(">I", 2) +
+                           bytes(36), src="fd00:80::1"))
+    man[53] |= 0x20
+    for _ in range(N):
+        s.sendto(bytes(man), dst)
+    want["name"] += N
+    want["malformed"] += N
+    with p as y:
+        got = wait_drops(y, fid, want)
+    u.tap(got == want, f"{N} interest manifests longer than their payload: "
+          f"name ({got['name']})")
+    u.libc.close(pfd)
     # Interests beyond the face's PIT quota (2): the rest are pit-full.
     with p as y:
         y.do("limits-set", {"pit-user-max": 2})

@@ -143,6 +143,7 @@ def main():
     u.tap(got == b"second", f"the newest by LATEST, relayed ({got!r})")
 
     hop_limit(r)
+    stock_names(r, p)
     pit_flood(c1, c2, r, obj_c)
     u.libc.close(pfd)
     print(f"1..{u.ntest}", flush=True)
@@ -205,6 +206,168 @@ def hop_limit(r):
           f"({len(data)} bytes)")
     s.close()
     sink.close()
+    with r as y:
+        y.do("face-del", {"id": fid})
+
+
+def captures():
+    """The stock packets of the interop captures, by name."""
+    caps = {}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "wire/packets.txt")
+    for line in open(path):
+        if not line.startswith("#"):
+            name, _, hexa = line.rstrip("\n").split("\t")
+            caps[name] = bytes.fromhex(hexa)
+    return caps
+
+
+def with_lifetime(pkt, ms):
+    """A TCP-shaped interest with another lifetime (a field its signature
+    does not cover)."""
+    return pkt[:58] + ms.to_bytes(2, "big") + pkt[60:]
+
+
+def with_suffix(pkt, suffix):
+    return pkt[:44] + suffix.to_bytes(4, "big") + pkt[48:]
+
+
+def recv_all(s, wait):
+    got = []
+    s.settimeout(wait)
+    try:
+        while True:
+            got.append(s.recv(65535))
+    except socket.timeout:
+        pass
+    return got
+
+
+def stock_names(r, p):
+    """Names that are not ours: the interop captures' packets, from
+    stock hicn-ping and hiperf (suffixes with V = 0), go through R both
+    ways, as they came.  C1 and C2 speak as stock consumers with plain
+    UDP sockets; a plain UDP socket at P answers as a stock producer,
+    with the captured data, behind R's routes b001::/64 and b002::/16
+    (longer than the route of b001::/16 to P's AF_HICN producer)."""
+    caps = captures()
+    ping_i, ping_d = caps["ping-ipv6tcp-face4#1"], caps["ping-ipv6tcp-face4#2"]
+    sig_i = caps["ping-ipv6tcp-signed-face4#1"]
+    sig_d = caps["ping-ipv6tcp-signed-face4#2"]
+    man_i = caps["hiperf-manifest30-rsa-face4#1"]
+    man_d = caps["hiperf-manifest30-rsa-face4#17"]
+    u.enter(NS["p"])
+    stock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    stock.bind(("10.78.2.1", 9797))
+    with r as y:
+        lid = [li["id"] for li in y.dump("listener-get", {})
+               if li["local"] == u.a4("10.78.2.2")][0]
+        fid = y.do("face-add", {"listener-id": lid,
+                                "remote": u.a4("10.78.2.1"),
+                                "remote-port": 9797})["id"]
+        for pfx, plen in (("b001::", 64), ("b002::", 16)):
+            y.do("route-add", {"prefix": u.a6(pfx), "prefix-len": plen,
+                               "face-id": fid})
+        y.do("cs-flush", {})
+        st0 = y.do("counters-get", {})
+    socks = {}
+    for ns, local in (("c1", "10.78.1.1"), ("c2", "10.78.3.1")):
+        u.enter(NS[ns])
+        socks[ns] = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        socks[ns].bind((local, 0))
+    s1, s2 = socks["c1"], socks["c2"]
+    relay = ("10.78.1.2", 9695)
+
+    # A stock ping: interest out as it came, data back as it came.
+    s1.sendto(with_lifetime(ping_i, 2000), relay)
+    fwd = recv_all(stock, 1.5)
+    u.tap(len(fwd) == 1 and fwd[0][24:48] == ping_i[24:48] and
+          not fwd[0][53] & 0x40,
+          f"a stock ping interest (suffix 0) leaves R with its name and "
+          f"suffix ({[f[24:48].hex() for f in fwd]})")
+    if fwd:
+        stock.sendto(ping_d, ("10.78.2.2", 9695))
+    back = recv_all(s1, 1.5)
+    u.tap(len(back) == 1 and back[0][8:24] == ping_d[8:24] and
+          back[0][44:48] == ping_d[44:48] and back[0][53] == ping_d[53] and
+          back[0][60:] == ping_d[60:],
+          f"its stock data comes back to C1 as it came "
+          f"({[b.hex() for b in back]})")
+    # C2 asks the same: R's cache answers.
+    s2.sendto(with_lifetime(ping_i, 2000), ("10.78.3.2", 9695))
+    back = recv_all(s2, 1.5)
+    fwd = recv_all(stock, 0.3)
+    with r as y:
+        hits = y.do("counters-get", {})["cs-hits"] - st0["cs-hits"]
+        e, ent = u.err_of(y, "cs-entry-get", {"name": u.a6("b001::1"),
+                                               "version": 0, "segment": 0})
+    u.tap(len(back) == 1 and back[0][8:24] == ping_d[8:24] and not fwd and
+          hits == 1 and e == 0,
+          f"C2's identical interest is answered from R's cache, which "
+          f"shows it as version 0, segment = suffix (data {len(back)}, "
+          f"at P {len(fwd)}, hits {hits}, cs-entry-get {e})")
+
+    # A signed interest manifest for suffixes 0, 1, 2: three interests;
+    # the RSA-signed data goes back with its AH untouched.
+    with r as y:
+        y.do("cs-flush", {})
+    s1.sendto(with_lifetime(sig_i, 2000), relay)
+    fwd = recv_all(stock, 1.5)
+    sfx = sorted(int.from_bytes(f[44:48], "big") for f in fwd)
+    u.tap(sfx == [0, 1, 2] and all(f[24:40] == sig_i[24:40] and
+                                   len(f) == 60 for f in fwd),
+          f"a stock interest manifest of 3 suffixes leaves R as 3 "
+          f"interests ({sfx})")
+    for i in sfx:
+        stock.sendto(with_suffix(sig_d, i), ("10.78.2.2", 9695))
+    back = recv_all(s1, 1.5)
+    by = {int.from_bytes(b[44:48], "big"): b for b in back}
+    d0 = by.get(0, b"")
+    u.tap(sorted(by) == [0, 1, 2] and d0[53] == sig_d[53] and
+          d0[60:] == sig_d[60:] and len(d0) == len(sig_d),
+          f"the 3 signed data come back; AH, signature and payload of "
+          f"suffix 0 byte for byte ({sorted(by)}, {len(d0)} B)")
+
+    # A hiperf manifest, signed with RSA, 1468 bytes.
+    s1.sendto(with_lifetime(man_i, 2000), relay)
+    fwd = recv_all(stock, 1.5)
+    if fwd:
+        stock.sendto(man_d, ("10.78.2.2", 9695))
+    back = recv_all(s1, 1.5)
+    u.tap(len(fwd) == 1 and len(back) == 1 and
+          back[0][53] == man_d[53] and back[0][60:] == man_d[60:],
+          f"a stock signed manifest (flags {man_d[53]:#x}, {len(man_d)} B) "
+          f"is relayed as it came ({[len(b) for b in back]})")
+
+    # Data nobody asked for is dropped, and not cached.
+    with r as y:
+        un0 = u.face_of(y, fid)["unsolicited"]
+    stock.sendto(with_suffix(ping_d, 7), ("10.78.2.2", 9695))
+    time.sleep(0.3)
+    with r as y:
+        un = u.face_of(y, fid)["unsolicited"] - un0
+        e, _ = u.err_of(y, "cs-entry-get", {"name": u.a6("b001::1"),
+                                             "version": 0, "segment": 7})
+    u.tap(un == 1 and e == u.ENOENT,
+          f"unsolicited stock data is counted and not cached "
+          f"(unsolicited +{un}, cs-entry-get {e})")
+
+    # A stock name in a namespace an AF_HICN producer serves: refused
+    # there (no segment of ours is suffix 5 with V = 0), counted as name.
+    with p as y:
+        pf = u.udp_faces(y)
+        n0 = pf[0]["drops"]["name"] if len(pf) == 1 else None
+    s1.sendto(u.pkt6(True, "b001:a:b:c::1", 5, lifetime=500,
+                     src="fd00:78::1"), relay)
+    back = recv_all(s1, 1.0)
+    with p as y:
+        pf = u.udp_faces(y)
+        n1 = pf[0]["drops"]["name"] if len(pf) == 1 else None
+    u.tap(not back and n0 is not None and n1 == n0 + 1,
+          f"a stock name under an AF_HICN producer reaches it and is "
+          f"dropped as a name (name drops {n0} -> {n1})")
+    for sk in (s1, s2, stock):
+        sk.close()
     with r as y:
         y.do("face-del", {"id": fid})
 

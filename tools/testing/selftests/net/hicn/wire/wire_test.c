@@ -939,6 +939,57 @@ static void test_fuzz(void)
 	printf("# fuzz: %u rounds, %u accepted\n", FUZZ_ROUNDS, accepted);
 }
 
+/*
+ * The stock ping client's signed interest manifest asks for suffixes 0,
+ * 1 and 2; every truncation, a count of 0 or beyond the bitmap, and a
+ * count longer than the payload are refused; each bitmap bit selects its
+ * own suffix.
+ */
+static void test_imanifest(void)
+{
+	const struct capture *c = cap("ping-ipv6tcp-signed-face4#1");
+	struct hicn_wire_pkt p;
+	u8 man[40 + 4 * HICN_WIRE_IMAN_MAX];
+	const u8 *pl;
+	unsigned int i, bad = 0;
+	int n;
+
+	check(!parse_exact(c->bytes, c->len, &p) && p.is_interest &&
+	      (p.flags & HICN_WIRE_F_MAN), "imanifest: the capture parses as one");
+	pl = c->bytes + p.payload_off;
+	n = hicn_wire_imanifest_parse(pl, p.payload_len);
+	check(n == 3, "imanifest: 3 suffixes (%d)", n);
+	for (i = 0; i < 3 && n == 3; i++)
+		check(hicn_wire_imanifest_requested(pl, i) &&
+		      hicn_wire_imanifest_suffix(pl, i) == i,
+		      "imanifest: suffix %u asked for", i);
+	for (i = 0; i < p.payload_len; i++)
+		bad += hicn_wire_imanifest_parse(pl, i) != -EBADMSG;
+	check(!bad, "imanifest: every truncation refused (%u not)", bad);
+
+	memset(man, 0, sizeof(man));
+	check(hicn_wire_imanifest_parse(man, sizeof(man)) == -EBADMSG,
+	      "imanifest: no suffix refused");
+	man[2] = 1;	/* 256 */
+	check(hicn_wire_imanifest_parse(man, sizeof(man)) == 256,
+	      "imanifest: 256 suffixes taken");
+	check(hicn_wire_imanifest_parse(man, sizeof(man) - 1) == -EBADMSG,
+	      "imanifest: 256 suffixes in one byte less refused");
+	man[3] = 1;	/* 257 */
+	check(hicn_wire_imanifest_parse(man, sizeof(man)) == -EBADMSG,
+	      "imanifest: more suffixes than the bitmap refused");
+	man[0] = 0x80;
+	check(hicn_wire_imanifest_parse(man, sizeof(man)) == -EBADMSG,
+	      "imanifest: a huge count refused");
+	man[8 + 8 * 3] = 0x80;	/* word 3, bit 63: suffix 255 */
+	man[8 + 7] = 0x02;	/* word 0, bit 1: suffix 1 */
+	for (i = 0, bad = 0; i < 256; i++)
+		bad += hicn_wire_imanifest_requested(man, i) != (i == 1 || i == 255);
+	check(!bad, "imanifest: bits select suffixes 1 and 255 only (%u wrong)", bad);
+	man[40 + 4 * 255 + 3] = 0x2a;
+	check(hicn_wire_imanifest_suffix(man, 255) == 0x2a, "imanifest: suffix 255 read");
+}
+
 int main(int argc, char **argv)
 {
 	load(argc > 1 ? argv[1] : "packets.txt");
@@ -948,6 +999,7 @@ int main(int argc, char **argv)
 	test_thdr();
 	test_malformed();
 	test_build_errors();
+	test_imanifest();
 	test_fuzz();
 	printf("# wire: %u checks, %u failed\n", tests, failures);
 	return failures ? 1 : 0;
