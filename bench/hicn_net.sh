@@ -22,11 +22,12 @@
 # emulated CPUs copy, so its throughput rises and falls with whatever
 # else the host runs, and 1% loss on it costs TCP almost nothing (the
 # RTT is microseconds).  100 Mbit/s with 2 ms gives a BDP of 50 kB, below
-# AF_HICN's default window (64 interests of 1400 bytes), so neither
+# AF_HICN's default window (64 interests of 1360 bytes), so neither
 # protocol is held back by its window.  Whether TCG lets either fill the
 # 100 Mbit/s is part of what the figures show.
 #
-# AF_HICN: hicn_pubsub publish (1400-byte segments, CONS_REL consumer
+# AF_HICN: hicn_pubsub publish (1360-byte segments, one datagram each
+# unfragmented on the 1500-byte link, CONS_REL consumer
 # with a 2 s interest lifetime and the default congestion control and
 # window), hicn_pubsub fetch times connect() to the last byte.  TCP:
 # psock_xfer -p tcp, timed from connect() to the receiver's answer after

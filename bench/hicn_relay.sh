@@ -21,7 +21,7 @@
 #
 # AF_HICN, configured with hicnctl as userspace/demo/hicn_relay.sh does:
 # P a listener with auto-faces and the producer (hicn_pubsub publish,
-# 1400-byte segments); R listeners toward the consumers, a face to P and
+# 1360-byte segments); R listeners toward the consumers, a face to P and
 # route b001::/16 via it; each Ci a face to R and the route.  The 8
 # hicn_pubsub fetch start together; R's pending-interest table
 # aggregates what they ask at once and R's content store answers what

@@ -2,12 +2,17 @@
 /*
  * Congestion control of the consumer's window (CONS_REL, CONS_UNREL).
  *
- * The choice: loss-based AIMD, Reno-style, with slow start; not (yet)
- * hICN's delay-based RAAQM.
+ * The choice: loss-based AIMD, Reno-style with slow start, RACK's loss
+ * detection and TCP Veno's tell of random from congestive losses; not
+ * (yet) hICN's delay-based RAAQM.
  *
  *   - An interest is answered by one data segment or by nothing: there
- *     are no duplicate acknowledgements, so a timeout is the only loss
- *     signal, and a timeout is what halves the window.
+ *     are no duplicate acknowledgements.  Losses are found by time, as
+ *     TCP's RACK does (RFC 8985): an interest whose data has not come
+ *     while the data of an interest sent after it has, is lost once it
+ *     has waited SRTT plus a reordering window of a quarter of the
+ *     minimum RTT (at least a jiffy); else at its RTO.  Either cuts the
+ *     window (below).
  *   - RAAQM decreases the window with a probability that grows as the
  *     RTT rises above the minimum seen on each path (hICN's path label).
  *     Our faces carry no path label yet, and an RTT measured on one host
@@ -18,8 +23,9 @@
  *     local transfer at its maximum window, and shares a bottleneck with
  *     TCP on TCP's own terms (the benchmark compares against TCP).
  *   - The RTT estimate is kept all the same (it sets the retransmission
- *     timeout), and with it the minimum RTT, so that a RAAQM-like delay
- *     decrease can be added per path once faces report paths.
+ *     timeout and RACK's wait), and with it the minimum RTT, which
+ *     Veno's estimate of the backlog uses; a RAAQM-like delay decrease
+ *     can be added per path once faces report paths.
  *
  * The rules:
  *   - The window starts at HICN_WINDOW_INIT within [min, max] and at most
@@ -32,9 +38,20 @@
  *     comes back inside the call that sent the interest, so fewer than
  *     two interests are ever outstanding, and the window reaches its
  *     maximum within a few dozen segments; there it costs nothing.
- *   - A timeout halves it (ssthresh = max(window / 2, min)), once per
- *     loss event: a timeout of an interest sent before the last cut is
- *     part of the event that cut (NewReno's recovery, by send time).
+ *   - A loss cuts it, once per loss event: a loss of an interest sent
+ *     before the last cut is part of the event that cut (NewReno's
+ *     recovery, by send time).  A timeout halves it.  An early loss
+ *     (RACK) does as TCP Veno: the interests queued in the network are
+ *     estimated as window * (SRTT - min RTT) / SRTT; below 3 the loss is
+ *     taken for a random one (a lossy link, not a full queue) and the
+ *     window shrinks to 4/5; else it halves (ssthresh = max(cut window,
+ *     min)).  A transfer over a link that loses at random thus keeps
+ *     most of its window, and one that fills a queue still yields.
+ *   - An early loss whose first sending is answered after all, sooner
+ *     than a round trip after the resend, was a reordering: the
+ *     reordering window grows by a quarter of the minimum RTT (up to
+ *     SRTT), and once every loss of the event proved so, its cut is
+ *     undone (RFC 8985, RFC 3522).
  *   - RTT: samples only from interests answered at their first sending
  *     (Karn's rule), smoothed as RFC 6298 (SRTT, RTTVAR with gains 1/8
  *     and 1/4).  RTO = SRTT + max(4 * RTTVAR, one jiffy), at least
@@ -59,6 +76,11 @@
 
 #include "hicn.h"
 
+/* The reordering window grows up to this many quarters of the min RTT. */
+#define HICN_REO_MULT_MAX	16
+/* TCP Veno's beta: below this backlog, a loss is taken for a random one. */
+#define HICN_VENO_BACKLOG	3
+
 /**
  * hicn_cc_init() - the congestion state of a new consumer
  * @cc: the state
@@ -70,6 +92,7 @@ void hicn_cc_init(struct hicn_cc *cc)
 	cc->max = HICN_WINDOW_DEFAULT;
 	cc->ssthresh = cc->max;
 	cc->cwnd = clamp_t(u32, HICN_WINDOW_INIT, cc->min, cc->max);
+	cc->reo_mult = 1;
 }
 
 /**
@@ -125,6 +148,8 @@ void hicn_cc_data(struct hicn_cc *cc, u64 sent_ns, bool sample)
 						     NSEC_PER_USEC),
 					1, U32_MAX));
 		cc->backoff = 0;
+		/* Only an unambiguous answer says what was delivered. */
+		cc->rack_sent_ns = max(cc->rack_sent_ns, sent_ns);
 	}
 	if (cc->cwnd >= cc->max)
 		return;
@@ -136,26 +161,133 @@ void hicn_cc_data(struct hicn_cc *cc, u64 sent_ns, bool sample)
 	}
 }
 
+/*
+ * Interests of the window queued in the network, as TCP Veno estimates
+ * them: cwnd * (SRTT - min RTT) / SRTT.
+ */
+static u32 hicn_cc_backlog(const struct hicn_cc *cc)
+{
+	u64 srtt = cc->srtt8_us >> 3;
+
+	if (!srtt || srtt <= cc->min_rtt_us)
+		return 0;
+	return div64_u64((u64)cc->cwnd * (srtt - cc->min_rtt_us), srtt);
+}
+
+/*
+ * A loss starts a loss event unless it is part of the last one; the
+ * window shrinks to @num / @den of itself.
+ */
+static bool hicn_cc_cut(struct hicn_cc *cc, u64 sent_ns, u32 num, u32 den)
+{
+	if (cc->epoch_ns && sent_ns < cc->epoch_ns) {
+		cc->event_losses++;
+		return false;
+	}
+	cc->epoch_ns = ktime_get_ns();
+	cc->event_losses = 1;
+	cc->event_spurious = 0;
+	cc->prior_cwnd = cc->cwnd;
+	cc->prior_ssthresh = cc->ssthresh;
+	cc->ssthresh = max_t(u32, (u64)cc->cwnd * num / den, cc->min);
+	cc->cwnd = cc->ssthresh;
+	cc->cwnd_cnt = 0;
+	cc->cuts++;
+	return true;
+}
+
+/**
+ * hicn_cc_loss() - an interest was found lost before its RTO (RACK)
+ * @cc: the state
+ * @sent_ns: when that interest was last sent
+ *
+ * As TCP Veno: with fewer than HICN_VENO_BACKLOG interests queued in the
+ * network (hicn_cc_backlog()) the loss is taken for a random one, not
+ * a queue that overflowed, and the window shrinks by a fifth; else it
+ * halves.
+ *
+ * Return: true when this loss started a loss event (window cut); false
+ * for a loss of an interest sent before the last event, which is part
+ * of it.
+ */
+bool hicn_cc_loss(struct hicn_cc *cc, u64 sent_ns)
+{
+	if (hicn_cc_backlog(cc) < HICN_VENO_BACKLOG)
+		return hicn_cc_cut(cc, sent_ns, 4, 5);
+	return hicn_cc_cut(cc, sent_ns, 1, 2);
+}
+
 /**
  * hicn_cc_timeout() - the timer of an interest ran out
  * @cc: the state
  * @sent_ns: when that interest was last sent
  *
- * Return: true when this timeout started a loss event (window halved,
- * RTO doubled); false for a timeout of an interest sent before the last
- * event, which is part of it.
+ * A loss that halves the window and doubles the RTO when it starts a
+ * loss event.
+ *
+ * Return: true when it started one.
  */
 bool hicn_cc_timeout(struct hicn_cc *cc, u64 sent_ns)
 {
-	if (cc->epoch_ns && sent_ns < cc->epoch_ns)
+	if (!hicn_cc_cut(cc, sent_ns, 1, 2))
 		return false;
-	cc->epoch_ns = ktime_get_ns();
-	cc->ssthresh = max(cc->cwnd / 2, cc->min);
-	cc->cwnd = cc->ssthresh;
-	cc->cwnd_cnt = 0;
 	if (cc->backoff < 32)
 		cc->backoff++;
-	cc->cuts++;
+	return true;
+}
+
+/**
+ * hicn_cc_rack_wait() - how long an interest overtaken by a later one's
+ *	data may still wait for its own (RACK)
+ * @cc: the state
+ * @sent_ns: when the interest was last sent
+ *
+ * Return: 0 when no interest sent after it has been answered (or there
+ * is no RTT yet): only its RTO applies; else SRTT plus the reordering
+ * window (a quarter of the minimum RTT), in jiffies, at least one.
+ */
+unsigned long hicn_cc_rack_wait(const struct hicn_cc *cc, u64 sent_ns)
+{
+	u64 srtt = cc->srtt8_us >> 3, us;
+
+	if (!cc->srtt8_us || cc->rack_sent_ns <= sent_ns)
+		return 0;
+	us = srtt + min_t(u64, (u64)cc->reo_mult * cc->min_rtt_us / 4, srtt);
+	/* One jiffy more: @sent_ns may have been late in its jiffy. */
+	return usecs_to_jiffies(min_t(u64, us, U32_MAX)) + 1;
+}
+
+/**
+ * hicn_cc_spurious() - was an early loss a reordering?
+ * @cc: the state
+ * @sent_ns: when the interest, found lost early, was resent
+ *
+ * Its answer came sooner than any round trip (the minimum RTT) after the
+ * resend: it answers the first sending, which was not lost but overtaken
+ * (paths, or CPUs, that reorder).  The reordering window grows by a
+ * quarter of the minimum RTT; once every loss of the last loss event
+ * proved spurious, its window cut is undone, as TCP does on DSACKs
+ * (RFC 8985, section 6.2; RFC 3522).
+ *
+ * Return: true when it was spurious.
+ */
+bool hicn_cc_spurious(struct hicn_cc *cc, u64 sent_ns)
+{
+	u64 now = ktime_get_ns();
+
+	if (now < sent_ns ||
+	    now - sent_ns >= (u64)cc->min_rtt_us * NSEC_PER_USEC)
+		return false;
+	if (cc->reo_mult < HICN_REO_MULT_MAX)
+		cc->reo_mult++;
+	/* Resent after the last cut: one of that event's losses. */
+	if (sent_ns >= cc->epoch_ns &&
+	    ++cc->event_spurious == cc->event_losses && cc->prior_cwnd) {
+		cc->cwnd = clamp(max(cc->cwnd, cc->prior_cwnd), cc->min,
+				 cc->max);
+		cc->ssthresh = max(cc->ssthresh, cc->prior_ssthresh);
+		cc->prior_cwnd = 0;
+	}
 	return true;
 }
 

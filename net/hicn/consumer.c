@@ -9,7 +9,7 @@
  * and hands the bytes to the reader in order.  How many: the congestion
  * window of cc.c (loss-based AIMD with slow start, between
  * HICN_MIN_WINDOW_SIZE and HICN_MAX_WINDOW_SIZE; HICN_WINDOW fixes it),
- * which grows with each segment received and halves on a timeout.
+ * which grows with each segment received and is cut on a loss.
  *
  * Segments land in a ring of HICN_MAX_WINDOW_SIZE slots (segment s in
  * slot s % ring_size) as references on the producer's object: nothing is
@@ -18,7 +18,9 @@
  * and not yet read, and interests outstanding (at most the congestion
  * window of them).  CONS_REL resends an interest whose data did not come
  * within the retransmission timeout (RTO, from the RTT measured on the
- * segments, cc.c), up to HICN_RETX_LIMIT times; the last try waits for its
+ * segments, cc.c), or sooner when the data of an interest sent after it
+ * came and its own did not within SRTT and a reordering window (RACK,
+ * cc.c), up to HICN_RETX_LIMIT times; the last try waits for its
  * whole lifetime, then the fetch fails with ETIMEDOUT.  Data that comes
  * after its interest was resent fills the slot once (a slot that is no
  * longer PENDING ignores it) and gives no RTT sample (Karn).  CONS_UNREL
@@ -448,6 +450,8 @@ static bool hicn_cons_data_seg(struct hicn_sock *hs, const struct hicn_data *d)
 		}
 		return true;
 	}
+	if (slot->early && hicn_cc_spurious(&c->cc, slot->sent_ns))
+		hicn_count(&hs->info.hi_spurious_retx, 1);
 	hicn_cons_data_fill(hs, slot, slot, !slot->tries, d);
 	return true;
 }
@@ -549,23 +553,43 @@ static u32 hicn_cons_slot_seg(const struct hicn_cons *c,
 }
 
 /*
- * The window slot whose timer runs out first: the head of
- * hicn_cons.pending (due at its RTO) or of hicn_cons.expiring (due at its
- * lifetime), whichever is sooner.  Returns it when it is due at @now;
- * otherwise NULL, with *@next its deadline when there is one (*@any).
+ * When the head of hicn_cons.pending is due: at its RTO, or sooner when
+ * an interest sent after it was answered (RACK, cc.c), with *@early set.
  * hicn_cons.lock held.
+ */
+static unsigned long hicn_cons_pending_due(struct hicn_cons *c,
+					   const struct hicn_slot *slot,
+					   bool *early)
+{
+	unsigned long due, wait;
+
+	lockdep_assert_held(&c->lock);
+	due = slot->sent + hicn_cc_rto(&c->cc, c->lifetime_ms);
+	wait = hicn_cc_rack_wait(&c->cc, slot->sent_ns);
+	*early = wait && time_before(slot->sent + wait, due);
+	return *early ? slot->sent + wait : due;
+}
+
+/*
+ * The window slot whose timer runs out first: the head of
+ * hicn_cons.pending (due at its RTO, or sooner: hicn_cons_pending_due())
+ * or of hicn_cons.expiring (due at its lifetime), whichever is sooner.
+ * Returns it when it is due at @now, with *@early when found lost before
+ * its RTO; otherwise NULL, with *@next its deadline when there is one
+ * (*@any).  hicn_cons.lock held.
  */
 static struct hicn_slot *hicn_cons_due(struct hicn_cons *c,
 				       unsigned long now, unsigned long *next,
-				       bool *any)
+				       bool *any, bool *early)
 {
 	struct hicn_slot *slot = NULL, *s;
 	unsigned long due = 0, d;
 
 	lockdep_assert_held(&c->lock);
+	*early = false;
 	if (!list_empty(&c->pending)) {
 		slot = list_first_entry(&c->pending, struct hicn_slot, pending);
-		due = slot->sent + hicn_cc_rto(&c->cc, c->lifetime_ms);
+		due = hicn_cons_pending_due(c, slot, early);
 	}
 	if (!list_empty(&c->expiring)) {
 		s = list_first_entry(&c->expiring, struct hicn_slot, pending);
@@ -573,6 +597,7 @@ static struct hicn_slot *hicn_cons_due(struct hicn_cons *c,
 		if (!slot || time_before(d, due)) {
 			slot = s;
 			due = d;
+			*early = false;
 		}
 	}
 	*any = slot;
@@ -597,16 +622,22 @@ static bool hicn_cons_scan(struct hicn_sock *hs, struct hicn_key *key,
 	struct hicn_cons *c = &hs->cons;
 	bool rel = hs->sk.sk_protocol == CONS_REL;
 	unsigned long now = jiffies, next;
+	bool send = false, any, early;
 	struct hicn_slot *slot;
-	bool send = false, any;
 	u32 steps = 0;
 
 	lockdep_assert_held(&c->lock);
-	while ((slot = hicn_cons_due(c, now, &next, &any))) {
+	while ((slot = hicn_cons_due(c, now, &next, &any, &early))) {
 		steps++;
-		hicn_count(&hs->info.hi_timeouts, 1);
 		/* A loss: the window halves, once per loss event. */
-		hicn_cc_timeout(&c->cc, slot->sent_ns);
+		slot->early = early;
+		if (early) {
+			hicn_count(&hs->info.hi_early_retx, 1);
+			hicn_cc_loss(&c->cc, slot->sent_ns);
+		} else {
+			hicn_count(&hs->info.hi_timeouts, 1);
+			hicn_cc_timeout(&c->cc, slot->sent_ns);
+		}
 		hicn_cons_exact(c, hicn_cons_slot_seg(c, slot), key);
 		if (rel && slot->tries < c->retx_limit) {
 			slot->tries++;
@@ -736,14 +767,14 @@ static void hicn_cons_arm_deadline(struct hicn_sock *hs)
 {
 	struct hicn_cons *c = &hs->cons;
 	unsigned long next;
-	bool any;
+	bool any, early;
 
 	lockdep_assert_held(&c->lock);
 	if (c->state == HICN_F_FIRST &&
 	    c->first_slot.state == HICN_SLOT_PENDING)
 		hicn_cons_arm(c, hicn_cons_first_due(hs));
 	else if (c->state == HICN_F_DATA) {
-		hicn_cons_due(c, jiffies, &next, &any);
+		hicn_cons_due(c, jiffies, &next, &any, &early);
 		if (any)
 			hicn_cons_arm(c, next);
 	}

@@ -542,6 +542,8 @@ struct hicn_net {
  *	(window slots only; zeroed, never linked, otherwise)
  * @state: HICN_SLOT_*
  * @tries: retransmissions so far
+ * @early: the last one was sent before the RTO (RACK): an answer sooner
+ *	than any round trip is the first sending's (hicn_cc_spurious())
  */
 struct hicn_slot {
 	struct hicn_obj	*obj;
@@ -552,6 +554,7 @@ struct hicn_slot {
 	struct list_head pending;
 	u8		state;
 	u8		tries;
+	u8		early;
 };
 
 enum {
@@ -573,9 +576,19 @@ enum {
  * @backoff: doublings of the RTO since the last RTT sample
  * @srtt8_us: smoothed RTT, microseconds times 8; 0 before a sample
  * @rttvar4_us: RTT mean deviation, microseconds times 4
- * @epoch_ns: when the last loss event started; timeouts of interests sent
+ * @epoch_ns: when the last loss event started; losses of interests sent
  *	before it are part of it
  * @cuts: loss events (window halvings)
+ * @rack_sent_ns: the latest send time of an interest answered at its
+ *	first sending: interests sent before it and not answered may be
+ *	lost (hicn_cc_rack_wait())
+ * @reo_mult: the reordering window, in quarters of the minimum RTT
+ *	(1 at first; one more at each spurious early loss, up to SRTT)
+ * @prior_cwnd: @cwnd before the last loss event, which is undone when
+ *	all its losses prove spurious (0: nothing to undo)
+ * @prior_ssthresh: @ssthresh before it
+ * @event_losses: losses (timeouts and early) of the last loss event
+ * @event_spurious: of those, early ones that proved spurious
  */
 struct hicn_cc {
 	u32	cwnd;
@@ -589,6 +602,12 @@ struct hicn_cc {
 	u64	rttvar4_us;
 	u64	epoch_ns;
 	u64	cuts;
+	u64	rack_sent_ns;
+	u32	reo_mult;
+	u32	prior_cwnd;
+	u32	prior_ssthresh;
+	u32	event_losses;
+	u32	event_spurious;
 };
 
 enum hicn_fetch_state {
@@ -1036,7 +1055,10 @@ void hicn_cons_shutdown(struct hicn_sock *hs);
 void hicn_cc_init(struct hicn_cc *cc);
 void hicn_cc_set_bounds(struct hicn_cc *cc, u32 min, u32 max);
 void hicn_cc_data(struct hicn_cc *cc, u64 sent_ns, bool sample);
+bool hicn_cc_loss(struct hicn_cc *cc, u64 sent_ns);
 bool hicn_cc_timeout(struct hicn_cc *cc, u64 sent_ns);
+unsigned long hicn_cc_rack_wait(const struct hicn_cc *cc, u64 sent_ns);
+bool hicn_cc_spurious(struct hicn_cc *cc, u64 sent_ns);
 unsigned long hicn_cc_rto(const struct hicn_cc *cc, u32 lifetime_ms);
 void hicn_cc_info(const struct hicn_cc *cc, u32 lifetime_ms,
 		  struct hicn_info *info);

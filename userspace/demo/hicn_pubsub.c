@@ -14,8 +14,8 @@
  *
  * Two more modes split the same into two processes that may run in
  * different network namespaces (hicn_relay.sh runs them on three hosts):
- * "publish" claims NAMESPACE, publishes FILE as NAME in 1400-byte segments
- * (they fit a 1500-byte link in a UDP face's datagram), prints the
+ * "publish" claims NAMESPACE, publishes FILE as NAME in 1360-byte segments
+ * (one fits a 1500-byte link in a UDP face's datagram), prints the
  * version and waits, serving it, until SIGTERM or SIGINT; "fetch" fetches
  * the newest version of NAME (or NAME#VERSION) into OUT and prints the
  * version, the segments, the interests sent and the throughput.
@@ -42,8 +42,12 @@
 
 #define NAME	"b001:a:b:c::f11e"
 #define CHUNK	(64 * 1024)
-/* A segment in a UDP face's datagram on a 1500-byte link. */
-#define UDP_SEGMENT	1400
+/*
+ * A segment in one UDP face's datagram on a 1500-byte link, unfragmented:
+ * 1500 - 40 (IPv6) - 8 (UDP) - 60 (hICN's IPv6 + TCP-shaped header) - 32
+ * (our transport header) = 1360.
+ */
+#define UDP_SEGMENT	1360
 #define UDP_LIFETIME	2000	/* ms: a relay's hop under TCG */
 
 struct result {

@@ -138,9 +138,12 @@ struct sockaddr_hicn {
  *
  *   The congestion window of a consumer starts at HICN_WINDOW_INIT (within
  *   the bounds), grows by one per data segment up to a threshold (slow
- *   start) and by one per window of data after it, and halves on a timeout
+ *   start) and by one per window of data after it, and is cut on a loss:
+ *   halved, or to 4/5 for a loss TCP Veno takes for a random one
  *   (loss-based AIMD, Documentation/hicn-api.rst).  An interest is resent
- *   when its retransmission timeout runs out (RTO = SRTT + 4 * RTTVAR, as
+ *   once the data of an interest sent after it came and its own did not
+ *   within SRTT + min RTT / 4 (RACK), or when its retransmission timeout
+ *   runs out (RTO = SRTT + 4 * RTTVAR, as
  *   RFC 6298, at least HICN_RTO_MIN_MS and at most the interest lifetime,
  *   doubled at each timeout until a new RTT sample), not only when its
  *   lifetime does.
@@ -184,10 +187,11 @@ struct sockaddr_hicn {
 
 /*
  * Version 2 appended the consumer's congestion control (hi_srtt_us to
- * hi_window_cuts); a program built against version 1 passes the shorter
- * size and gets what it knows.
+ * hi_window_cuts), version 3 hi_early_retx and hi_spurious_retx; a
+ * program built against an older version passes the shorter size and
+ * gets what it knows.
  */
-#define HICN_INFO_VERSION	2
+#define HICN_INFO_VERSION	3
 
 /**
  * struct hicn_info - per-socket counters, getsockopt(SOL_HICN, HICN_INFO)
@@ -226,8 +230,17 @@ struct sockaddr_hicn {
  * @hi_backoff: consumer: doublings of the retransmission timeout since the
  *	last RTT sample
  * @hi_window_cuts: consumer: times the window was halved (one per loss
- *	event: timeouts of interests sent before the last cut are the same
+ *	event: losses of interests sent before the last cut are the same
  *	event)
+ * @hi_early_retx: consumer: interests found lost before their
+ *	retransmission timeout, because the data of an interest sent after
+ *	them came and theirs did not within SRTT and a reordering window
+ *	(RACK), and resent then; every resend is one of these or follows a
+ *	timeout
+ * @hi_spurious_retx: consumer: of the early ones, those whose first
+ *	sending was answered after all (sooner than a round trip after the
+ *	resend): each widens the reordering window, and the window cut they
+ *	caused is undone
  */
 struct hicn_info {
 	__u32	hi_version;
@@ -259,6 +272,9 @@ struct hicn_info {
 	__u32	hi_in_flight;
 	__u32	hi_backoff;
 	__u64	hi_window_cuts;
+	/* HICN_INFO_VERSION 3 */
+	__u64	hi_early_retx;
+	__u64	hi_spurious_retx;
 };
 
 /*

@@ -139,7 +139,7 @@ TEST_F_TIMEOUT(cc, window_grows_to_max_locally, 300)
 	log_info(_metadata, "after 4 MiB", &hi);
 	TH_LOG("4 MiB in %.0f ms", dt);
 	EXPECT_EQ(HICN_INFO_VERSION, hi.hi_version);
-	EXPECT_EQ(2, hi.hi_version);
+	EXPECT_EQ(3, hi.hi_version);
 	EXPECT_EQ(sizeof(hi), hi.hi_size);
 	EXPECT_EQ(1, hi.hi_window_min);
 	EXPECT_EQ(HICN_WINDOW_DEFAULT, hi.hi_window_max);
@@ -155,6 +155,8 @@ TEST_F_TIMEOUT(cc, window_grows_to_max_locally, 300)
 	EXPECT_GT(HICN_LIFETIME_DEFAULT * 1000U, hi.hi_rto_us);
 	EXPECT_EQ(0, hi.hi_interests_retx);
 	EXPECT_EQ(0, hi.hi_timeouts);
+	EXPECT_EQ(0, hi.hi_early_retx);
+	EXPECT_EQ(0, hi.hi_spurious_retx);
 	EXPECT_EQ(0, hi.hi_window_cuts);
 	EXPECT_EQ(0, hi.hi_backoff);
 	EXPECT_EQ(0, hi.hi_in_flight);

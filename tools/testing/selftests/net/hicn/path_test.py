@@ -19,11 +19,12 @@
 #
 # 1. netem loss 1%, loss 5%, delay 20ms, delay 10ms reorder 10% 50% on
 #    link 1: a CONS_REL consumer gets each object intact (sha256 and byte
-#    for byte against what was published), and HICN_INFO (version 2)
+#    for byte against what was published), and HICN_INFO (version 3)
 #    adds up: every segment once, sent - retransmitted = segments, as
-#    many timeouts as retransmissions at least; under loss there are
-#    retransmissions and window cuts; with 20 ms each way no RTT sample
-#    is below 40 ms.  F1's counters agree with the socket's.
+#    many timeouts and early retransmissions (RACK) as retransmissions
+#    at least; under loss there are retransmissions and window cuts,
+#    and more early retransmissions than timeouts; with 20 ms each way
+#    no RTT sample is below 40 ms.  F1's counters agree with the socket's.
 # 2. CONS_UNREL under 5% loss: the object keeps its length; each segment
 #    is either the original's bytes at its offset or zeros, and the
 #    zeroed ones are exactly what the one HICN_CMSG_LOST control message
@@ -83,13 +84,13 @@ REL_LIFETIME = 2000
 UNREL_LIFETIME = 1000 if DEBUG else 500
 RCVTIMEO = 60
 
-INFO = struct.Struct("=4I9Q2I2Q10IQ")
+INFO = struct.Struct("=4I9Q2I2Q10I3Q")
 INFO_FIELDS = (
     "version size type protocol interests_sent interests_retx "
     "interests_received segments bytes cache_hits timeouts lost objects "
     "last_version versions mem rmem srtt_us rttvar_us min_rtt_us rto_us "
     "window window_min window_max ssthresh in_flight backoff "
-    "window_cuts").split()
+    "window_cuts early_retx spurious_retx").split()
 
 
 def setup():
@@ -240,11 +241,12 @@ def rel_path(c, pfd, f1, idx, desc, args, lossy, min_rtt_us):
           f"cmsg {cms}, {secs:.1f} s)")
 
     sent, retx = hi.get("interests_sent", 0), hi.get("interests_retx", 0)
-    ok = (hi["version"] == 2 and hi["size"] >= INFO.size and
+    ok = (hi["version"] == 3 and hi["size"] >= INFO.size and
           hi["type"] == u.SOCK_CONS and hi["protocol"] == u.CONS_REL and
           hi["segments"] == nseg and hi["bytes"] == len(obj) and
           hi["objects"] == 1 and hi["lost"] == 0 and
-          sent - retx == nseg and hi["timeouts"] >= retx and
+          sent - retx == nseg and
+          hi["timeouts"] + hi["early_retx"] >= retx and
           hi["in_flight"] == 0 and
           0 < hi["min_rtt_us"] <= hi["srtt_us"] and
           hi["min_rtt_us"] >= min_rtt_us and
@@ -254,11 +256,19 @@ def rel_path(c, pfd, f1, idx, desc, args, lossy, min_rtt_us):
         # Some of ~2 x nseg packets are lost: a timeout, a resend and a
         # halved window must follow.
         ok = ok and retx > 0 and hi["window_cuts"] > 0
-    what = ("retransmissions and window cuts" if lossy else
+        # Most losses are found by RACK, before their RTO (200 ms at
+        # least, where the RTT here is a few ms).
+        ok = ok and hi["early_retx"] > hi["timeouts"]
+    # Only an early resend can prove spurious.
+    ok = ok and hi["spurious_retx"] <= hi["early_retx"]
+    what = ("retransmissions and window cuts, more of them early than "
+            "at the RTO" if lossy else
             "retransmissions: any")
     u.tap(ok, f"netem {desc}: HICN_INFO adds up, {what} "
           f"(segments {hi.get('segments')} of {nseg}, sent {sent}, "
-          f"retx {retx}, timeouts {hi.get('timeouts')}, cuts "
+          f"retx {retx}, timeouts {hi.get('timeouts')}, early "
+          f"{hi.get('early_retx')} ({hi.get('spurious_retx')} spurious), "
+          f"cuts "
           f"{hi.get('window_cuts')}, srtt {hi.get('srtt_us')} us, min rtt "
           f"{hi.get('min_rtt_us')} us (>= {min_rtt_us}), rto "
           f"{hi.get('rto_us')} us, window {hi.get('window')}, ssthresh "
