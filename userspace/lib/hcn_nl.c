@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -220,15 +221,13 @@ static void hcn_extack(const void *a, int len)
 			 (char *)NLA_DATA(m));
 }
 
-/*
- * Sends @r as a request of family @s->family and reads its answers: each
- * reply to @fn, then the ack, the end of the dump or the error.  Returns 0
- * or -errno (then hcn_emsg holds the kernel's message, if any).
- */
-static int hcn_transact(struct hcn_sock *s, struct hcn_req *r,
-			hcn_answer_fn fn, void *arg)
+/* Bytes a request reads its answers into. */
+#define HCN_RECV_LEN	65536
+
+/* hcn_transact() with its receive buffer, HCN_RECV_LEN bytes. */
+static int hcn_transact_buf(struct hcn_sock *s, struct hcn_req *r,
+			    hcn_answer_fn fn, void *arg, char *buf)
 {
-	static __thread char buf[65536];
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	int ret = 0, done = 0;
 	ssize_t n;
@@ -241,7 +240,7 @@ static int hcn_transact(struct hcn_sock *s, struct hcn_req *r,
 	while (!done) {
 		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 
-		n = recv(s->fd, buf, sizeof(buf), 0);
+		n = recv(s->fd, buf, HCN_RECV_LEN, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -292,6 +291,26 @@ static int hcn_transact(struct hcn_sock *s, struct hcn_req *r,
 			}
 		}
 	}
+	return ret;
+}
+
+/*
+ * Sends @r as a request of family @s->family and reads its answers: each
+ * reply to @fn, then the ack, the end of the dump or the error.  Returns 0
+ * or -errno (then hcn_emsg holds the kernel's message, if any).  Each
+ * request has a buffer of its own: @fn may make requests too (hicnctl -s
+ * asks each UDP face's drops while it reads the dump of the faces).
+ */
+static int hcn_transact(struct hcn_sock *s, struct hcn_req *r,
+			hcn_answer_fn fn, void *arg)
+{
+	char *buf = malloc(HCN_RECV_LEN);
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = hcn_transact_buf(s, r, fn, arg, buf);
+	free(buf);
 	return ret;
 }
 

@@ -549,6 +549,14 @@ face $faceB producer up uid 0 pending 0
 face $F4 udp up uid 0 pending 0 listener $L4 remote 127.0.0.2 port 9695 format ipv6-tcp
 face $F6 udp down uid 0 pending 0 listener $L6 remote ::2 port 9700 format compact" \
 	ctl1 face show
+# -s asks each UDP face's drops while the dump is read: every face, both
+# UDP ones with their drops.
+face_show_s() {
+	"$HICNCTL" -s -n "$ns1" hicn face show |
+		awk '{ n++ } / udp .* nomem 0$/ { u++ } END { print n + 0, u + 0 }'
+}
+check "face show -s: every face, the UDP ones with their drops" 0 "4 2" \
+	face_show_s
 check "face show -j" 0 \
 	"[{\"id\":$F4,\"kind\":\"udp\",\"state\":\"up\",\"uid\":0,\"pending\":0,\"listener\":$L4,\"remote\":\"127.0.0.2\",\"port\":9695,\"format\":\"ipv6-tcp\",\"auto\":0}]" \
 	"$HICNCTL" -j -n "$ns1" hicn face show "$F4"
