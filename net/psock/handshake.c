@@ -184,22 +184,21 @@ void pstripe_established(struct pstripe_sock *ps)
 }
 
 /*
- * Client: new subflow @sf, connected, asks to take the place of dead
- * subflow @slot of the established connection (pm.c), named by its
- * position and its local port: the server takes the slot only if its
- * subflow there came from that port.  0 once sent.
+ * Client: the join message of the data subflow at @slot; or (@type
+ * PSTRIPE_MSG_REJOIN) the message of a new subflow that asks to take the
+ * place of dead subflow @slot of the established connection (pm.c),
+ * named by its position and its local port: the server takes the slot
+ * only if its subflow there came from that port.
  */
-int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
-			int slot)
+void pstripe_join_fill(struct pstripe_sock *ps, struct pstripe_hello *h,
+		       int type, int slot)
 {
-	struct pstripe_hello h;
-
-	pstripe_hello_fill(ps, &h, PSTRIPE_MSG_REJOIN);
-	h.n = ps->stream_cnt;
-	h.index = slot;
-	h.port = ps->sf[slot]->ports[0];
-	h.token = cpu_to_be64(ps->token);
-	return pstripe_join_send(sf, &h);
+	pstripe_hello_fill(ps, h, type);
+	h->n = ps->stream_cnt;
+	h->index = slot;
+	if (type == PSTRIPE_MSG_REJOIN)
+		h->port = ps->sf[slot]->ports[0];
+	h->token = cpu_to_be64(ps->token);
 }
 
 /*
@@ -530,7 +529,7 @@ bool pstripe_late_ready(const struct pstripe_sock *ps)
  */
 #define PSTRIPE_JOIN_MARGIN	2
 
-bool pstripe_join_acked(const struct pstripe_subflow *sf)
+static bool pstripe_join_acked(const struct pstripe_subflow *sf)
 {
 	const struct sock *ssk = sf->sock->sk;
 	const struct tcp_sock *tp = tcp_sk(ssk);
@@ -540,7 +539,7 @@ bool pstripe_join_acked(const struct pstripe_subflow *sf)
 }
 
 /* When @sf's join, not acknowledged, is given up (its @est_at seen). */
-unsigned long pstripe_join_ack_by(const struct pstripe_subflow *sf)
+static unsigned long pstripe_join_ack_by(const struct pstripe_subflow *sf)
 {
 	unsigned long h = pstripe_hello_jiffies(sf->sock->sk);
 
@@ -552,7 +551,7 @@ unsigned long pstripe_join_ack_by(const struct pstripe_subflow *sf)
  * Is @sf (TCP state @st) still connecting, as far as its join goes: in
  * SYN_SENT, or established with its state callback not seen yet?
  */
-bool pstripe_join_connecting(const struct pstripe_subflow *sf, int st)
+static bool pstripe_join_connecting(const struct pstripe_subflow *sf, int st)
 {
 	if (st == TCP_SYN_SENT)
 		return true;
@@ -561,7 +560,7 @@ bool pstripe_join_connecting(const struct pstripe_subflow *sf, int st)
 }
 
 /* Too late to send @sf's join, or to wait for its acknowledgment? */
-bool pstripe_join_due(const struct pstripe_subflow *sf)
+static bool pstripe_join_due(const struct pstripe_subflow *sf)
 {
 	/* Pairs with the state callback's store: @est_at is set after. */
 	return !smp_load_acquire(&sf->est_seen) ||
@@ -574,8 +573,8 @@ bool pstripe_join_due(const struct pstripe_subflow *sf)
  * whose event runs the work (set before the send, so that no ack is
  * missed).  0 once sent.
  */
-int pstripe_join_send(struct pstripe_subflow *sf,
-		      const struct pstripe_hello *h)
+static int pstripe_join_send(struct pstripe_subflow *sf,
+			     const struct pstripe_hello *h)
 {
 	int r;
 
@@ -585,6 +584,43 @@ int pstripe_join_send(struct pstripe_subflow *sf,
 		return r < 0 ? r : -EAGAIN;
 	sf->join_sent = true;
 	return 0;
+}
+
+/**
+ * pstripe_join_progress() - one look at a subflow's join or rejoin
+ * @sf: the subflow
+ * @h: its message (pstripe_join_fill()), sent once it is connected
+ * @deadline: until when it may still be connecting
+ * @by: with PSTRIPE_JOIN_WAIT, when to look again (the work also runs
+ *	when the subflow connects and when TCP acknowledges the message)
+ *
+ * Return: PSTRIPE_JOIN_DONE once TCP acknowledged the message in time;
+ * PSTRIPE_JOIN_WAIT while it connects before @deadline, or while the
+ * acknowledgment may still come in time; PSTRIPE_JOIN_FAILED otherwise,
+ * and the caller resets the subflow.
+ */
+int pstripe_join_progress(struct pstripe_subflow *sf,
+			  const struct pstripe_hello *h,
+			  unsigned long deadline, unsigned long *by)
+{
+	int st = pstripe_sf_state(sf);
+
+	if (sf->join_sent && pstripe_join_acked(sf))
+		return PSTRIPE_JOIN_DONE;
+	if (time_before(jiffies, deadline) && pstripe_join_connecting(sf, st)) {
+		*by = deadline;
+		return PSTRIPE_JOIN_WAIT;
+	}
+	if (st != TCP_ESTABLISHED || pstripe_join_due(sf))
+		return PSTRIPE_JOIN_FAILED;
+	if (!sf->join_sent) {
+		if (pstripe_join_send(sf, h))
+			return PSTRIPE_JOIN_FAILED;
+		if (pstripe_join_acked(sf))
+			return PSTRIPE_JOIN_DONE;
+	}
+	*by = pstripe_join_ack_by(sf);
+	return PSTRIPE_JOIN_WAIT;
 }
 
 /*
@@ -634,51 +670,33 @@ void pstripe_sf_compact(struct pstripe_sock *ps)
  * still comes after it gave up: the client then loses that subflow as it
  * would lose any other (its blocks are resent).
  */
-static bool pstripe_join_one(struct pstripe_sock *ps, int i, bool late,
+static bool pstripe_join_one(struct pstripe_sock *ps, int i,
 			     unsigned long *next)
 {
-	struct pstripe_subflow *sf = ps->sf[i];
-	int st = pstripe_sf_state(sf);
 	struct pstripe_hello h;
-	unsigned long t;
+	unsigned long by;
 
-	if (sf->join_sent && pstripe_join_acked(sf))
-		return false;
-	if (!late && pstripe_join_connecting(sf, st)) {
-		if (time_before(ps->deadline, *next))
-			*next = ps->deadline;
+	pstripe_join_fill(ps, &h, PSTRIPE_MSG_JOIN, i);
+	switch (pstripe_join_progress(ps->sf[i], &h, ps->deadline, &by)) {
+	case PSTRIPE_JOIN_WAIT:
+		if (time_before(by, *next))
+			*next = by;
 		return true;
+	case PSTRIPE_JOIN_FAILED:
+		pstripe_join_abandon(ps, i);
+		return false;
 	}
-	if (st != TCP_ESTABLISHED || pstripe_join_due(sf))
-		goto abandon;
-	if (!sf->join_sent) {
-		pstripe_hello_fill(ps, &h, PSTRIPE_MSG_JOIN);
-		h.n = ps->stream_cnt;
-		h.index = i;
-		h.token = cpu_to_be64(ps->token);
-		if (pstripe_join_send(sf, &h))
-			goto abandon;
-		if (pstripe_join_acked(sf))
-			return false;
-	}
-	t = pstripe_join_ack_by(sf);
-	if (time_before(t, *next))
-		*next = t;
-	return true;
-abandon:
-	pstripe_join_abandon(ps, i);
 	return false;
 }
 
 static void pstripe_join_step(struct pstripe_sock *ps)
 {
-	bool late = time_after_eq(jiffies, ps->deadline);
 	unsigned long next = jiffies + MAX_JIFFY_OFFSET / 2;
 	int i, waiting = 0;
 
 	sock_owned_by_me(ps_sk(ps));
 	for (i = 1; i < ps->nsf; i++)
-		if (ps->sf[i] && pstripe_join_one(ps, i, late, &next))
+		if (ps->sf[i] && pstripe_join_one(ps, i, &next))
 			waiting++;
 	if (waiting) {
 		pstripe_schedule_by(ps, time_after(next, jiffies) ?

@@ -12,7 +12,7 @@
  * time, given the join wait (pstripe_join_wait_jiffies()) to connect.
  * The new subflow's first bytes are a rejoin that names the connection's
  * token and the slot (it takes the slot here once TCP acknowledged it in
- * time, as a join: pstripe_join_ack_by()); any listener of the server
+ * time, as a join: pstripe_join_progress()); any listener of the server
  * finds the connection in the token table (token.c) and queues the
  * subflow on it (@rj_q); the
  * connection's work takes it into the slot under its own lock, in place
@@ -317,38 +317,27 @@ static void pstripe_rejoin_start(struct pstripe_sock *ps, int slot)
 
 /*
  * The try in progress: connected, its rejoin sent and acknowledged in
- * time (pstripe_join_ack_by(), as a join's), into the slot; or not, and
+ * time (pstripe_join_progress(), as a join's), into the slot; or not, and
  * reset (never closed with a FIN, which a server that saw nothing of it
  * yet would take for a plain client's end of stream).
  */
 static void pstripe_rejoin_step(struct pstripe_sock *ps)
 {
 	struct pstripe_subflow *sf = ps->rj_sf, *dead = ps->sf[ps->rj_slot];
-	int st = pstripe_sf_state(sf);
-	bool late = !time_before(jiffies, ps->rj_deadline);
+	struct pstripe_hello h;
+	unsigned long by;
 
-	if (sf->join_sent && pstripe_join_acked(sf))
-		goto joined;
-	if (!late && pstripe_join_connecting(sf, st)) {
-		pstripe_schedule_by(ps, ps->rj_deadline - jiffies);
+	pstripe_join_fill(ps, &h, PSTRIPE_MSG_REJOIN, ps->rj_slot);
+	switch (pstripe_join_progress(sf, &h, ps->rj_deadline, &by)) {
+	case PSTRIPE_JOIN_WAIT:
+		pstripe_schedule_by(ps, time_after(by, jiffies) ?
+				    by - jiffies : 1);
+		return;
+	case PSTRIPE_JOIN_DONE:
+		WRITE_ONCE(ps->rj_sf, NULL);
+		pstripe_sf_replace(ps, ps->rj_slot, sf);
 		return;
 	}
-	if (st != TCP_ESTABLISHED || pstripe_join_due(sf))
-		goto failed;
-	if (!sf->join_sent) {
-		if (pstripe_send_rejoin(ps, sf, ps->rj_slot))
-			goto failed;
-		if (pstripe_join_acked(sf))
-			goto joined;
-	}
-	pstripe_schedule_by(ps, time_after(pstripe_join_ack_by(sf), jiffies) ?
-			    pstripe_join_ack_by(sf) - jiffies : 1);
-	return;
-joined:
-	WRITE_ONCE(ps->rj_sf, NULL);
-	pstripe_sf_replace(ps, ps->rj_slot, sf);
-	return;
-failed:
 	WRITE_ONCE(ps->rj_sf, NULL);
 	sock_no_linger(sf->sock->sk);
 	pstripe_sf_free(sf);

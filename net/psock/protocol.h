@@ -890,14 +890,18 @@ int pstripe_inq(struct pstripe_sock *ps);
 /* handshake.c */
 bool pstripe_hello_prefix(const u8 *buf, int len, int type);
 void pstripe_established(struct pstripe_sock *ps);
-bool pstripe_join_acked(const struct pstripe_subflow *sf);
-unsigned long pstripe_join_ack_by(const struct pstripe_subflow *sf);
-bool pstripe_join_connecting(const struct pstripe_subflow *sf, int st);
-bool pstripe_join_due(const struct pstripe_subflow *sf);
-int pstripe_join_send(struct pstripe_subflow *sf,
-		      const struct pstripe_hello *h);
-int pstripe_send_rejoin(struct pstripe_sock *ps, struct pstripe_subflow *sf,
-			int slot);
+/* What pstripe_join_progress() says of a join or rejoin. */
+enum {
+	PSTRIPE_JOIN_DONE,
+	PSTRIPE_JOIN_WAIT,
+	PSTRIPE_JOIN_FAILED,
+};
+
+void pstripe_join_fill(struct pstripe_sock *ps, struct pstripe_hello *h,
+		       int type, int slot);
+int pstripe_join_progress(struct pstripe_subflow *sf,
+			  const struct pstripe_hello *h,
+			  unsigned long deadline, unsigned long *by);
 void pstripe_sf_compact(struct pstripe_sock *ps);
 int pstripe_late_hello(struct pstripe_sock *ps);
 void pstripe_opt_plain(struct pstripe_sock *ps, const char *why);
