@@ -8,11 +8,14 @@
  *
  *   - An interest is answered by one data segment or by nothing: there
  *     are no duplicate acknowledgements.  Losses are found by time, as
- *     TCP's RACK does (RFC 8985): an interest whose data has not come
- *     while the data of an interest sent after it has, is lost once it
- *     has waited SRTT plus a reordering window of a quarter of the
- *     minimum RTT (at least a jiffy); else at its RTO.  Either cuts the
- *     window (below).
+ *     TCP's RACK does (RFC 8985): an interest sent toward another host
+ *     whose data has not come while the data of an interest sent after
+ *     it has, is lost once it has waited SRTT plus a reordering window
+ *     of a quarter of the minimum RTT (at least a jiffy); else at its
+ *     RTO.  Either cuts the window (below).  An interest a local
+ *     producer serves is never lost, and is answered in the order the
+ *     scheduler runs the consumers that share its PIT entries: only
+ *     its RTO applies.
  *   - RAAQM decreases the window with a probability that grows as the
  *     RTT rises above the minimum seen on each path (hICN's path label).
  *     Our faces carry no path label yet, and an RTT measured on one host

@@ -565,7 +565,7 @@ static unsigned long hicn_cons_pending_due(struct hicn_cons *c,
 
 	lockdep_assert_held(&c->lock);
 	due = slot->sent + hicn_cc_rto(&c->cc, c->lifetime_ms);
-	wait = hicn_cc_rack_wait(&c->cc, slot->sent_ns);
+	wait = slot->remote ? hicn_cc_rack_wait(&c->cc, slot->sent_ns) : 0;
 	*early = wait && time_before(slot->sent + wait, due);
 	return *early ? slot->sent + wait : due;
 }
@@ -762,6 +762,25 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 	return false;
 }
 
+/*
+ * The interest for @key went toward another host (@remote) or not: the
+ * window slot it was sent for keeps that for RACK (hicn_cons.lock held).
+ */
+static void hicn_cons_sent_via(struct hicn_cons *c,
+			       const struct hicn_key *key, bool remote)
+{
+	struct hicn_slot *slot;
+
+	lockdep_assert_held(&c->lock);
+	if (c->state != HICN_F_DATA || key->kind != HICN_I_EXACT ||
+	    key->ver != c->ver || key->seg < c->base ||
+	    key->seg >= c->next_req)
+		return;
+	slot = &c->ring[key->seg % c->ring_size];
+	if (slot->state == HICN_SLOT_PENDING)
+		slot->remote = remote;
+}
+
 /* When the pump must run again for a timeout (hicn_cons.lock held). */
 static void hicn_cons_arm_deadline(struct hicn_sock *hs)
 {
@@ -791,7 +810,7 @@ static void hicn_cons_arm_deadline(struct hicn_sock *hs)
 static void hicn_cons_pump(struct hicn_sock *hs)
 {
 	struct hicn_cons *c = &hs->cons;
-	bool wake = false, send, retx;
+	bool wake = false, send, retx, remote;
 	struct hicn_key key;
 	u32 gen, fetch;
 	int err;
@@ -809,9 +828,12 @@ static void hicn_cons_pump(struct hicn_sock *hs)
 		hicn_count(&hs->info.hi_interests_sent, 1);
 		if (retx)
 			hicn_count(&hs->info.hi_interests_retx, 1);
-		err = hicn_fwd_interest(hs->face, &key, c->lifetime,
-					HICN_HOP_LIMIT);
+		remote = false;
+		err = hicn_fwd_interest_via(hs->face, &key, c->lifetime,
+					    HICN_HOP_LIMIT, &remote);
 		spin_lock_bh(&c->lock);
+		if (!err && c->fetch == fetch)
+			hicn_cons_sent_via(c, &key, remote);
 		/*
 		 * Refused here (no route, PIT full, no memory): the caller
 		 * hears why at once, not as ETIMEDOUT after the retries.

@@ -52,7 +52,7 @@ static bool hicn_fwd_cs_again(struct hicn_net *hn, const struct hicn_key *key)
  */
 static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
 			  const struct hicn_key *key, unsigned long lifetime,
-			  u8 hops)
+			  u8 hops, bool *remote)
 {
 	struct hicn_face *out;
 	bool forward;
@@ -67,6 +67,8 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
 		hicn_face_put(out);
 		return -ELOOP;
 	}
+	if (remote)
+		*remote = out->ops->kind == HICN_FACE_KIND_UDP;
 	err = hicn_pit_insert(hn, key, face, lifetime, out, hops, &forward);
 	if (!err && forward && hicn_fwd_cs_again(hn, key))
 		forward = false;
@@ -84,12 +86,15 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
 }
 
 /**
- * hicn_fwd_interest() - an interest enters the forwarder
+ * hicn_fwd_interest_via() - an interest enters the forwarder
  * @face: the face it came from
  * @key: what it asks for
  * @lifetime: how long @face waits, in jiffies
  * @hops: how many more hosts it may be forwarded to (HICN_HOP_LIMIT from
  *	an application, one less than it arrived with from another host)
+ * @remote: if not NULL, set when the FIB's face for it leads to another
+ *	host (it was sent there, or waits in a PIT entry that went there):
+ *	only then can the network lose it; untouched when the CS answered
  *
  * A face to another host that goes down between the FIB lookup and the
  * send refuses the interest with -ENETDOWN; the FIB is asked once more,
@@ -104,8 +109,8 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
  * the FIB chose when it refused the interest (-ENETUNREACH from a closing
  * producer).
  */
-int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
-		      unsigned long lifetime, u8 hops)
+int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
+			  unsigned long lifetime, u8 hops, bool *remote)
 {
 	struct hicn_net *hn = hicn_pernet(face->net);
 	struct hicn_data d;
@@ -122,10 +127,17 @@ int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 		return 0;
 	}
 
-	err = hicn_fwd_route(hn, face, key, lifetime, hops);
+	err = hicn_fwd_route(hn, face, key, lifetime, hops, remote);
 	if (err == -ENETDOWN)
-		err = hicn_fwd_route(hn, face, key, lifetime, hops);
+		err = hicn_fwd_route(hn, face, key, lifetime, hops, remote);
 	return err == -ENETDOWN ? -ENETUNREACH : err;
+}
+
+/* hicn_fwd_interest_via() for a caller that need not know the way. */
+int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
+		      unsigned long lifetime, u8 hops)
+{
+	return hicn_fwd_interest_via(face, key, lifetime, hops, NULL);
 }
 
 /**

@@ -544,6 +544,10 @@ struct hicn_net {
  * @tries: retransmissions so far
  * @early: the last one was sent before the RTO (RACK): an answer sooner
  *	than any round trip is the first sending's (hicn_cc_spurious())
+ * @remote: its last sending went toward another host (a UDP face), where
+ *	it can be lost: only then do interests answered after it make it
+ *	lost (RACK); one that a local producer serves is answered in the
+ *	order the scheduler runs the consumers that share its PIT entries
  */
 struct hicn_slot {
 	struct hicn_obj	*obj;
@@ -555,6 +559,7 @@ struct hicn_slot {
 	u8		state;
 	u8		tries;
 	u8		early;
+	u8		remote;
 };
 
 enum {
@@ -1024,6 +1029,8 @@ int hicn_cs_init(void);
 void hicn_cs_exit(void);
 
 /* fwd.c */
+int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
+			  unsigned long lifetime, u8 hops, bool *remote);
 int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 		      unsigned long lifetime, u8 hops);
 void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d);
