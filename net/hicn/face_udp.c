@@ -10,7 +10,8 @@
  * allows it (auto-faces, and only for an interest: data nobody asked for
  * never makes a face), within HICN_UDP_AUTO_MAX such faces per netns.
  *
- * Receive: the socket's data_ready queues the listener's rx work, which
+ * Receive: the socket (whose buffer, HICN_UDP_RCVBUF, holds what comes
+ * before the work runs) queues the listener's rx work, which
  * reads up to HICN_UDP_RX_BUDGET datagrams with kernel_recvmsg() into the
  * listener's buffer and hands each to the forwarder in process context:
  * parsed and validated (wire.c) before anything in it is used, dropped
@@ -63,6 +64,18 @@
 
 #define HICN_UDP_RX_BUDGET	64
 #define HICN_UDP_TXQ_MAX	1024
+/*
+ * A listener's socket buffers.  Receive: the datagrams that come while
+ * the rx work has not run yet (rmem_default, 208 KiB, held about 200
+ * interests or 90 data packets: a window of data arriving at once lost
+ * the rest before any face saw them, as UdpRcvbufErrors).  Send: what
+ * the tx work passes to the socket while earlier packets still wait in
+ * a qdisc; at least the face queue's HICN_UDP_TXQ_MAX packets, so that
+ * what the face queue took is not dropped by the socket.  Both count
+ * toward udp_mem, the kernel's bound on all UDP memory.
+ */
+#define HICN_UDP_RCVBUF		(4 << 20)
+#define HICN_UDP_SNDBUF		(4 << 20)
 #define HICN_UDP_HASH_BITS	6
 
 static struct workqueue_struct *hicn_udp_wq;
@@ -935,6 +948,16 @@ static void hicn_udp_data_ready(struct sock *sk)
 
 /* ---- listeners ---- */
 
+/* The socket buffers, set as SO_RCVBUF and SO_SNDBUF would (locked). */
+static void hicn_udp_sock_bufs(struct sock *sk)
+{
+	lock_sock(sk);
+	sk->sk_userlocks |= SOCK_RCVBUF_LOCK | SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(sk->sk_rcvbuf, HICN_UDP_RCVBUF);
+	WRITE_ONCE(sk->sk_sndbuf, HICN_UDP_SNDBUF);
+	release_sock(sk);
+}
+
 static int hicn_udp_sock_open(struct hicn_udp_listener *l)
 {
 	struct socket *sock;
@@ -946,6 +969,7 @@ static int hicn_udp_sock_open(struct hicn_udp_listener *l)
 		return err;
 	if (l->local.ss_family == AF_INET6)
 		ip6_sock_set_v6only(sock->sk);
+	hicn_udp_sock_bufs(sock->sk);
 	err = kernel_bind(sock, (struct sockaddr_unsized *)&l->local,
 			  hicn_udp_addr_len(&l->local));
 	if (err) {
