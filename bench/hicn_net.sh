@@ -156,6 +156,10 @@ tcp_xfer() {
 	}
 	wait $spid || return 1
 	r1=$(ip netns exec $P nstat -az TcpRetransSegs | awk 'NR > 1 { print $2 }')
+	# For the log: TCP's loss events (SACK recoveries, since the netns
+	# was made), to set against the AF_HICN consumer's window cuts.
+	ip netns exec $P nstat -az TcpExtTCPSackRecovery TcpExtTCPLossProbes |
+		awk 'NR > 1 { printf "TCP %s %s; ", $1, $2 } END { print "" }' >&2
 	rx=$(sed -n 's/^server read \([0-9]*\) bytes.*/\1/p' "$TMP/srv.log")
 	[ "$rx" = "$SIZE" ] || {
 		echo "hicn_net: the TCP receiver read ${rx:-no} bytes of $SIZE" >&2

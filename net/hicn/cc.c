@@ -3,7 +3,8 @@
  * Congestion control of the consumer's window (CONS_REL, CONS_UNREL).
  *
  * The choice: loss-based AIMD, Reno-style with slow start, RACK's loss
- * detection and TCP Veno's tell of random from congestive losses; not
+ * detection, TCP Veno's tell of random from congestive losses, and
+ * TCP Illinois's and Westwood+'s answers to a path without a queue; not
  * (yet) hICN's delay-based RAAQM.
  *
  *   - An interest is answered by one data segment or by nothing: there
@@ -34,9 +35,16 @@
  *   - The window starts at HICN_WINDOW_INIT within [min, max] and at most
  *     this many interests of the window are outstanding (the ring of
  *     slots, sized by the maximum, and SO_RCVBUF bound it further).
+ *   - The backlog: interests of the window queued in the network, as
+ *     TCP Veno estimates them, window * (RTT - min RTT) / RTT, with the
+ *     smallest RTT sample of the last round trip (as Linux's tcp_veno:
+ *     a sample a pause of the scheduler made long does not count, a
+ *     queue that stays a whole round does).  Below 3 interests, the
+ *     path has no queue.
  *   - Each data segment that fills a slot grows it: by one below ssthresh
- *     (slow start: from 4 to 64 in 60 segments), by one per window of
- *     segments above (additive increase, one per RTT).  It grows also
+ *     (slow start: from 4 to 256 in 252 segments); above, additive
+ *     increase as TCP Illinois does: by 10 per round trip while the path
+ *     has no queue, by 1 (Reno's) once it has one.  It grows also
  *     when the window is not what limits the sending: on one host data
  *     comes back inside the call that sent the interest, so fewer than
  *     two interests are ever outstanding, and the window reaches its
@@ -44,12 +52,14 @@
  *   - A loss cuts it, once per loss event: a loss of an interest sent
  *     before the last cut is part of the event that cut (NewReno's
  *     recovery, by send time).  A timeout halves it.  An early loss
- *     (RACK) does as TCP Veno: the interests queued in the network are
- *     estimated as window * (SRTT - min RTT) / SRTT; below 3 the loss is
- *     taken for a random one (a lossy link, not a full queue) and the
- *     window shrinks to 4/5; else it halves (ssthresh = max(cut window,
- *     min)).  A transfer over a link that loses at random thus keeps
- *     most of its window, and one that fills a queue still yields.
+ *     (RACK) does as TCP Veno: with a queue it halves the window; with
+ *     none the loss is taken for a random one (a lossy link, not a full
+ *     queue) and the window keeps what the path holds without a queue,
+ *     as TCP Westwood+ sets it (window * min RTT / RTT), one less at
+ *     least and a fifth less (Veno's cut) at most.  ssthresh = max(cut
+ *     window, min).  A transfer over a link that loses at random thus
+ *     keeps its window, and one that fills a queue yields as Reno does:
+ *     halves, grows by one per round trip.
  *   - An early loss whose first sending is answered after all, sooner
  *     than a round trip after the resend, was a reordering: the
  *     reordering window grows by a quarter of the minimum RTT (up to
@@ -83,6 +93,8 @@
 #define HICN_REO_MULT_MAX	16
 /* TCP Veno's beta: below this backlog, a loss is taken for a random one. */
 #define HICN_VENO_BACKLOG	3
+/* TCP Illinois's alpha_max: the growth per round trip while no queue is. */
+#define HICN_ALPHA_MAX		10
 
 /**
  * hicn_cc_init() - the congestion state of a new consumer
@@ -115,6 +127,22 @@ void hicn_cc_set_bounds(struct hicn_cc *cc, u32 min, u32 max)
 	cc->cwnd_cnt = 0;
 }
 
+/*
+ * The smallest sample of each round trip, as Linux's TCP Veno keeps it
+ * for its backlog: a sample that a pause of the scheduler (or of TCG)
+ * made long does not raise it; a queue that stayed a whole round does.
+ */
+static void hicn_cc_round(struct hicn_cc *cc, u64 sent_ns, u64 now, u32 us)
+{
+	if (!cc->round_min_us || us < cc->round_min_us)
+		cc->round_min_us = us;
+	if (sent_ns < cc->round_ns)
+		return;
+	cc->veno_rtt_us = cc->round_min_us;
+	cc->round_min_us = 0;
+	cc->round_ns = now;
+}
+
 /* Fold an RTT sample of @us microseconds into SRTT and RTTVAR (RFC 6298). */
 static void hicn_cc_rtt(struct hicn_cc *cc, u64 us)
 {
@@ -136,6 +164,31 @@ static void hicn_cc_rtt(struct hicn_cc *cc, u64 us)
 	cc->rttvar4_us += m;
 }
 
+/*
+ * Interests of the window queued in the network, as TCP Veno estimates
+ * them: cwnd * (RTT - min RTT) / RTT, with the smallest RTT of the last
+ * round trip (hicn_cc_round()).
+ */
+static u32 hicn_cc_backlog(const struct hicn_cc *cc)
+{
+	u64 rtt = cc->veno_rtt_us;
+
+	if (!rtt || rtt <= cc->min_rtt_us)
+		return 0;
+	return div64_u64((u64)cc->cwnd * (rtt - cc->min_rtt_us), rtt);
+}
+
+/*
+ * Segments the window grows by per window of data above ssthresh: as TCP
+ * Illinois does, HICN_ALPHA_MAX while no queue is seen (hicn_cc_backlog()
+ * below HICN_VENO_BACKLOG: the path is not full, and a loss there was a
+ * random one), one (Reno's) once there is a queue.
+ */
+static u32 hicn_cc_alpha(const struct hicn_cc *cc)
+{
+	return hicn_cc_backlog(cc) < HICN_VENO_BACKLOG ? HICN_ALPHA_MAX : 1;
+}
+
 /**
  * hicn_cc_data() - a data segment filled a slot of the window
  * @cc: the state
@@ -147,9 +200,11 @@ void hicn_cc_data(struct hicn_cc *cc, u64 sent_ns, bool sample)
 	u64 now = ktime_get_ns();
 
 	if (sample && now >= sent_ns) {
-		hicn_cc_rtt(cc, clamp_t(u64, div_u64(now - sent_ns,
-						     NSEC_PER_USEC),
-					1, U32_MAX));
+		u32 us = clamp_t(u64, div_u64(now - sent_ns, NSEC_PER_USEC),
+				 1, U32_MAX);
+
+		hicn_cc_rtt(cc, us);
+		hicn_cc_round(cc, sent_ns, now, us);
 		cc->backoff = 0;
 		/* Only an unambiguous answer says what was delivered. */
 		cc->rack_sent_ns = max(cc->rack_sent_ns, sent_ns);
@@ -158,30 +213,21 @@ void hicn_cc_data(struct hicn_cc *cc, u64 sent_ns, bool sample)
 		return;
 	if (cc->cwnd < cc->ssthresh) {
 		cc->cwnd++;
-	} else if (++cc->cwnd_cnt >= cc->cwnd) {
+		return;
+	}
+	/* alpha segments more per window of segments */
+	cc->cwnd_cnt += hicn_cc_alpha(cc);
+	if (cc->cwnd_cnt >= cc->cwnd) {
 		cc->cwnd_cnt = 0;
 		cc->cwnd++;
 	}
 }
 
 /*
- * Interests of the window queued in the network, as TCP Veno estimates
- * them: cwnd * (SRTT - min RTT) / SRTT.
- */
-static u32 hicn_cc_backlog(const struct hicn_cc *cc)
-{
-	u64 srtt = cc->srtt8_us >> 3;
-
-	if (!srtt || srtt <= cc->min_rtt_us)
-		return 0;
-	return div64_u64((u64)cc->cwnd * (srtt - cc->min_rtt_us), srtt);
-}
-
-/*
  * A loss starts a loss event unless it is part of the last one; the
- * window shrinks to @num / @den of itself.
+ * window shrinks to @win (at least the minimum).
  */
-static bool hicn_cc_cut(struct hicn_cc *cc, u64 sent_ns, u32 num, u32 den)
+static bool hicn_cc_cut(struct hicn_cc *cc, u64 sent_ns, u32 win)
 {
 	if (cc->epoch_ns && sent_ns < cc->epoch_ns) {
 		cc->event_losses++;
@@ -192,11 +238,28 @@ static bool hicn_cc_cut(struct hicn_cc *cc, u64 sent_ns, u32 num, u32 den)
 	cc->event_spurious = 0;
 	cc->prior_cwnd = cc->cwnd;
 	cc->prior_ssthresh = cc->ssthresh;
-	cc->ssthresh = max_t(u32, (u64)cc->cwnd * num / den, cc->min);
+	cc->ssthresh = max(win, cc->min);
 	cc->cwnd = cc->ssthresh;
 	cc->cwnd_cnt = 0;
 	cc->cuts++;
 	return true;
+}
+
+/*
+ * The window after a random loss: the interests the path holds without
+ * a queue, as TCP Westwood+ estimates them (delivery rate times minimum
+ * RTT: cwnd * min RTT / RTT, with the smallest RTT of the last round, as
+ * Veno's backlog), one interest less at least and a fifth (Veno's cut)
+ * at most.
+ */
+static u32 hicn_cc_pipe(const struct hicn_cc *cc)
+{
+	u32 w = cc->cwnd, hi = max(w - 1, 1U), lo = min(w - w / 5, hi), pipe;
+	u64 rtt = cc->veno_rtt_us;
+
+	pipe = rtt > cc->min_rtt_us ?
+		div64_u64((u64)w * cc->min_rtt_us, rtt) : w;
+	return clamp(pipe, lo, hi);
 }
 
 /**
@@ -204,10 +267,10 @@ static bool hicn_cc_cut(struct hicn_cc *cc, u64 sent_ns, u32 num, u32 den)
  * @cc: the state
  * @sent_ns: when that interest was last sent
  *
- * As TCP Veno: with fewer than HICN_VENO_BACKLOG interests queued in the
- * network (hicn_cc_backlog()) the loss is taken for a random one, not
- * a queue that overflowed, and the window shrinks by a fifth; else it
- * halves.
+ * As TCP Veno: with HICN_VENO_BACKLOG interests or more queued in the
+ * network (hicn_cc_backlog()) the loss is a queue that overflowed, and
+ * the window halves; with fewer it is taken for a random one, a lossy
+ * link, and the window keeps what the path holds (hicn_cc_pipe()).
  *
  * Return: true when this loss started a loss event (window cut); false
  * for a loss of an interest sent before the last event, which is part
@@ -215,9 +278,9 @@ static bool hicn_cc_cut(struct hicn_cc *cc, u64 sent_ns, u32 num, u32 den)
  */
 bool hicn_cc_loss(struct hicn_cc *cc, u64 sent_ns)
 {
-	if (hicn_cc_backlog(cc) < HICN_VENO_BACKLOG)
-		return hicn_cc_cut(cc, sent_ns, 4, 5);
-	return hicn_cc_cut(cc, sent_ns, 1, 2);
+	if (hicn_cc_backlog(cc) >= HICN_VENO_BACKLOG)
+		return hicn_cc_cut(cc, sent_ns, cc->cwnd / 2);
+	return hicn_cc_cut(cc, sent_ns, hicn_cc_pipe(cc));
 }
 
 /**
@@ -232,7 +295,7 @@ bool hicn_cc_loss(struct hicn_cc *cc, u64 sent_ns)
  */
 bool hicn_cc_timeout(struct hicn_cc *cc, u64 sent_ns)
 {
-	if (!hicn_cc_cut(cc, sent_ns, 1, 2))
+	if (!hicn_cc_cut(cc, sent_ns, cc->cwnd / 2))
 		return false;
 	if (cc->backoff < 32)
 		cc->backoff++;

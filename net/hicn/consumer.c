@@ -32,7 +32,10 @@
  * window sends an interest only while the segments asked for and not yet
  * read fit in SO_RCVBUF (always at least one), so a consumer makes the
  * kernel hold at most about SO_RCVBUF of objects however large HICN_WINDOW
- * and HICN_PACKET_SIZE are.  The bytes stay charged to the producer's
+ * and HICN_PACKET_SIZE are.  The buffer starts at net.core.rmem_default
+ * and, unless the application sets SO_RCVBUF, grows as TCP's does when
+ * it is what holds the window back: to four windows of segments, at most
+ * net.ipv4.tcp_rmem's maximum (hicn_cons_rcvbuf_grow()).  The bytes stay charged to the producer's
  * memory cgroup and netns (they are references, not copies); the ring is
  * charged to the consumer's memory cgroup.
  *
@@ -62,8 +65,12 @@
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/ipv6.h>
+#include <net/net_namespace.h>
 
 #include "hicn.h"
+
+/* Windows of segments a receive buffer grows to (hicn_cons_rcvbuf_grow()). */
+#define HICN_RCVBUF_WINDOWS	4
 
 static struct hicn_net *hicn_cons_net(struct hicn_sock *hs)
 {
@@ -174,6 +181,33 @@ static bool hicn_cons_room(struct hicn_sock *hs)
 	lockdep_assert_held(&c->lock);
 	return !out || (out + 1) * c->seg_size <=
 		       (u64)READ_ONCE(hs->sk.sk_rcvbuf);
+}
+
+/*
+ * The receive buffer is what holds the window back: grow it, as TCP's
+ * receive buffer grows, unless the application set SO_RCVBUF (lock_sock
+ * and hicn_cons.lock held).  To HICN_RCVBUF_WINDOWS windows of segments:
+ * one in flight, and those that arrive behind a lost one while it is
+ * found and resent (about three round trips, RACK), at most the netns's
+ * net.ipv4.tcp_rmem maximum.  It never shrinks.  Returns whether there
+ * is room now.
+ */
+static bool hicn_cons_rcvbuf_grow(struct hicn_sock *hs)
+{
+	struct hicn_cons *c = &hs->cons;
+	struct sock *sk = &hs->sk;
+	u64 want;
+
+	lockdep_assert_held(&c->lock);
+	sock_owned_by_me(sk);
+	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
+		return false;
+	want = min_t(u64, (u64)HICN_RCVBUF_WINDOWS * c->cc.cwnd * c->seg_size,
+		     READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]));
+	if (want <= (u64)sk->sk_rcvbuf)
+		return false;
+	WRITE_ONCE(sk->sk_rcvbuf, want);
+	return hicn_cons_room(hs);
 }
 
 /* Give up the fetch in progress (hicn_cons.lock held). */
@@ -746,7 +780,8 @@ static bool hicn_cons_next(struct hicn_sock *hs, struct hicn_key *key,
 	if (c->state != HICN_F_DATA)
 		return false;	/* the scan failed the fetch */
 	if (c->next_req < c->nsegs && c->next_req - c->base < c->ring_size &&
-	    c->in_flight < c->cc.cwnd && hicn_cons_room(hs)) {
+	    c->in_flight < c->cc.cwnd &&
+	    (hicn_cons_room(hs) || hicn_cons_rcvbuf_grow(hs))) {
 		seg = c->next_req++;
 		slot = &c->ring[seg % c->ring_size];
 		memset(slot, 0, sizeof(*slot));

@@ -594,6 +594,11 @@ enum {
  * @prior_ssthresh: @ssthresh before it
  * @event_losses: losses (timeouts and early) of the last loss event
  * @event_spurious: of those, early ones that proved spurious
+ * @round_ns: when the round trip being measured began: it ends with the
+ *	first sample of an interest sent after then
+ * @round_min_us: the smallest RTT sample of that round so far (0: none)
+ * @veno_rtt_us: the smallest RTT sample of the last whole round, which
+ *	Veno's backlog compares with @min_rtt_us (0: no round yet)
  */
 struct hicn_cc {
 	u32	cwnd;
@@ -613,6 +618,9 @@ struct hicn_cc {
 	u32	prior_ssthresh;
 	u32	event_losses;
 	u32	event_spurious;
+	u64	round_ns;
+	u32	round_min_us;
+	u32	veno_rtt_us;
 };
 
 enum hicn_fetch_state {

@@ -22,7 +22,7 @@
  *
  * Usage: hicn_pubsub [FILE]     (no FILE: a generated 4 MiB file)
  *        hicn_pubsub publish NAMESPACE NAME FILE
- *        hicn_pubsub fetch NAME[#VERSION] OUT
+ *        hicn_pubsub fetch NAME[#VERSION] OUT [MAX_WINDOW]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -378,8 +378,12 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 	return 0;
 }
 
-/* fetch NAME[#VERSION] OUT: the object into OUT, with what it took. */
-static int fetch_object(const char *name_text, const char *path)
+/*
+ * fetch NAME[#VERSION] OUT [MAX_WINDOW]: the object into OUT, with what it
+ * took; MAX_WINDOW sets HICN_MAX_WINDOW_SIZE.
+ */
+static int fetch_object(const char *name_text, const char *path,
+			const char *max_text)
 {
 	static unsigned char buf[CHUNK];
 	char text[HCN_NAMESTRLEN];
@@ -403,6 +407,8 @@ static int fetch_object(const char *name_text, const char *path)
 		return 1;
 	}
 	if (set_int(c, HICN_INTEREST_LIFETIME, UDP_LIFETIME))
+		return 1;
+	if (max_text && set_int(c, HICN_MAX_WINDOW_SIZE, atoi(max_text)))
 		return 1;
 	t0 = now();
 	if (connect(c, (struct sockaddr *)&name, sizeof(name))) {
@@ -436,6 +442,15 @@ static int fetch_object(const char *name_text, const char *path)
 	       (unsigned long long)hi.hi_interests_sent,
 	       (unsigned long long)hi.hi_interests_retx, t,
 	       t > 0 ? bytes * 8 / t / 1e6 : 0);
+	/* The consumer's congestion state, on stderr: for the logs. */
+	fprintf(stderr, "window %u (max %u, ssthresh %u, %llu cuts), ",
+		hi.hi_window, hi.hi_window_max, hi.hi_ssthresh,
+		(unsigned long long)hi.hi_window_cuts);
+	fprintf(stderr, "srtt %u us, min rtt %u us, rto %u us, ",
+		hi.hi_srtt_us, hi.hi_min_rtt_us, hi.hi_rto_us);
+	fprintf(stderr, "early %llu, spurious %llu\n",
+		(unsigned long long)hi.hi_early_retx,
+		(unsigned long long)hi.hi_spurious_retx);
 	close(c);
 	return 0;
 }
@@ -445,7 +460,7 @@ static int print_usage(void)
 	fprintf(stderr,
 		"usage: hicn_pubsub [FILE]\n"
 		"       hicn_pubsub publish NAMESPACE NAME FILE\n"
-		"       hicn_pubsub fetch NAME[#VERSION] OUT\n");
+		"       hicn_pubsub fetch NAME[#VERSION] OUT [MAX_WINDOW]\n");
 	return 2;
 }
 
@@ -462,7 +477,8 @@ int main(int argc, char **argv)
 	if (path && !strcmp(path, "publish"))
 		return argc == 5 ? publish(argv[2], argv[3], argv[4]) : print_usage();
 	if (path && !strcmp(path, "fetch"))
-		return argc == 4 ? fetch_object(argv[2], argv[3]) : print_usage();
+		return argc == 4 || argc == 5 ?
+			fetch_object(argv[2], argv[3], argv[4]) : print_usage();
 	if (argc > 2)
 		return print_usage();
 	buf = load(path, &len);

@@ -124,7 +124,7 @@ struct sockaddr_hicn {
  *			HICN_MAX_WINDOW_SIZE both to the value, 1 to 4096, so
  *			that exactly that many interests are outstanding at
  *			most, whatever the congestion control would do; reads
- *			HICN_MAX_WINDOW_SIZE (default 64).
+ *			HICN_MAX_WINDOW_SIZE (default 256).
  *   HICN_SUBSCRIBE	0 or 1: fetch the next version published after the
  *			one last received (or after the newest one when the
  *			subscription starts) instead of the newest.
@@ -133,14 +133,17 @@ struct sockaddr_hicn {
  *			and at most HICN_MAX_WINDOW_SIZE, default 1.
  *   HICN_MAX_WINDOW_SIZE largest congestion window: interests outstanding at
  *			once at most, 1 to HICN_WINDOW_MAX and at least
- *			HICN_MIN_WINDOW_SIZE, default HICN_WINDOW_DEFAULT (64).
+ *			HICN_MIN_WINDOW_SIZE, default HICN_WINDOW_DEFAULT (256).
  *			Raising both: the maximum first.
  *
  *   The congestion window of a consumer starts at HICN_WINDOW_INIT (within
  *   the bounds), grows by one per data segment up to a threshold (slow
- *   start) and by one per window of data after it, and is cut on a loss:
- *   halved, or to 4/5 for a loss TCP Veno takes for a random one
- *   (loss-based AIMD, Documentation/hicn-api.rst).  An interest is resent
+ *   start) and after it by ten per window of data while the path shows no
+ *   queue (TCP Illinois), by one once it does, and is cut on a loss:
+ *   halved when there is a queue, else (a loss TCP Veno takes for a
+ *   random one) to what the path holds without a queue, by one interest
+ *   at least and a fifth at most (loss-based AIMD,
+ *   Documentation/hicn-api.rst).  An interest is resent
  *   once the data of an interest sent after it came and its own did not
  *   within SRTT + min RTT / 4 (RACK), or when its retransmission timeout
  *   runs out (RTO = SRTT + 4 * RTTVAR, as
@@ -174,7 +177,7 @@ struct sockaddr_hicn {
  * (a limit, not an option: the option is HICN_MAX_WINDOW_SIZE).
  */
 #define HICN_WINDOW_MAX		4096
-#define HICN_WINDOW_DEFAULT	64
+#define HICN_WINDOW_DEFAULT	256
 #define HICN_WINDOW_INIT	4	/* initial congestion window */
 #define HICN_RTO_MIN_MS		200	/* retransmission timeout floor */
 

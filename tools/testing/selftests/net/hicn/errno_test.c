@@ -627,7 +627,7 @@ static const struct opt cons_opts[] = {
 	  { 0, HICN_LIFETIME_MAX + 1, -1 }, 3 },
 	{ "HICN_RETX_LIMIT", HICN_RETX_LIMIT, 3, 0,
 	  { HICN_RETX_LIMIT_MAX + 1, -1 }, 2 },
-	{ "HICN_WINDOW", HICN_WINDOW, 64, 4096,
+	{ "HICN_WINDOW", HICN_WINDOW, HICN_WINDOW_DEFAULT, 4096,
 	  { 0, HICN_WINDOW_MAX + 1, -1 }, 3 },
 	{ "HICN_SUBSCRIBE", HICN_SUBSCRIBE, 0, 1, { 2, -1 }, 2 },
 };

@@ -224,6 +224,10 @@ def test_failover_prompt(c, fa, fb, big):
 
 def test_unreachable(c, fa, fb, big):
     out = {}
+    # Link a's data at 20 Mbit/s, so that the transfer is still going
+    # when the link goes down (a window of 256 interests and a receive
+    # buffer that grows fetch the 8 MiB unpaced in a fifth of a second).
+    u.sh(f"tc -n {NS_P} qdisc add dev pa root netem rate 20mbit")
     with c as y:
         y.do("route-del", {"prefix": u.a6("b001::"), "prefix-len": 16,
                            "face-id": fb})
@@ -245,6 +249,7 @@ def test_unreachable(c, fa, fb, big):
         u.tap(isinstance(got, OSError) and got.errno == ENETUNREACH,
               f"a new fetch with no face up: ENETUNREACH ({got})")
     link(NS_P, "pa", "up")
+    u.sh(f"tc -n {NS_P} qdisc del dev pa root")
     with c as y:
         up = wait_up(y, fa, 1)
         got = u.fetch("b001:a:b:c::1")
@@ -257,8 +262,10 @@ def test_unreachable_rounds(c, fa, big, rounds=8):
     """The face goes down while the consumer's window of interests is
     leaving: one may have passed the FIB before the face went down, and
     the face refuses it (ENETDOWN inside the forwarder); the fetch must
-    still fail with ENETUNREACH, in every round."""
+    still fail with ENETUNREACH, in every round.  Link a's data at 20
+    Mbit/s, as above."""
     errs = []
+    u.sh(f"tc -n {NS_P} qdisc add dev pa root netem rate 20mbit")
     for i in range(rounds):
         out = {}
         with c as y:
@@ -274,6 +281,7 @@ def test_unreachable_rounds(c, fa, big, rounds=8):
         link(NS_P, "pa", "up")
         with c as y:
             wait_up(y, fa, 1)
+    u.sh(f"tc -n {NS_P} qdisc del dev pa root")
     u.tap(not errs, f"the only link down as interests leave, {rounds} "
           f"rounds: every fetch fails with ENETUNREACH ({errs or 'all'})")
 

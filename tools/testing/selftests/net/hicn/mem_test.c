@@ -23,7 +23,9 @@
  *   in the netns (hicn_stat prod_held) and released with the producer.
  * - A consumer's segments received and not yet read stay within its
  *   SO_RCVBUF and are charged to it (hi_rmem, SO_MEMINFO), whatever its
- *   window; the object still arrives whole.
+ *   window; the object still arrives whole.  Unless the application set
+ *   SO_RCVBUF, the buffer grows to four windows when it holds the window
+ *   back, up to the netns's tcp_rmem maximum.
  * - The content store's collector examines at most 1024 entries a run
  *   (hicn_stat cs_gc_runs, cs_gc_steps), and still sweeps the whole
  *   store: 8192 stale entries all go.
@@ -332,6 +334,62 @@ TEST_F(mem, rcvbuf_bounds_queued)
 	ASSERT_EQ(0, ht_info(c, &hi));
 	EXPECT_EQ(0, hi.hi_rmem);
 	EXPECT_EQ(64, hi.hi_segments);
+	close(c);
+	free(src);
+	free(dst);
+}
+
+#define GROW_SEGS	1024
+#define GROW_LEN	(GROW_SEGS * HICN_PACKET_SIZE_DEFAULT)
+#define GROW_MAX	300000
+
+/*
+ * A consumer that did not set SO_RCVBUF gets a receive buffer that grows,
+ * as TCP's does, when it is what holds the window back (a reader that
+ * has not read yet): to four windows of segments, at most the netns's
+ * net.ipv4.tcp_rmem maximum; it holds more than rmem_default allowed,
+ * all charged to it, and the object still arrives whole.  (An
+ * application's SO_RCVBUF is kept: rcvbuf_bounds_queued.)
+ */
+TEST_F(mem, rcvbuf_grows)
+{
+	char *src = malloc(GROW_LEN), *dst = malloc(GROW_LEN + 1);
+	const char *rmem = "/proc/sys/net/ipv4/tcp_rmem";
+	int c, rcvbuf0, rcvbuf, dflt;
+	socklen_t olen = sizeof(int);
+	struct hicn_info hi;
+	char text[64];
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	dflt = sysctl_get("/proc/sys/net/core/rmem_default");
+	ASSERT_LT(0, dflt);
+	/* The netns's own tcp_rmem: a maximum this test can tell. */
+	snprintf(text, sizeof(text), "4096 131072 %d", GROW_MAX);
+	ASSERT_EQ(0, sysctl_set(rmem, text));
+	ht_fill(src, GROW_LEN, 13);
+	ASSERT_EQ(GROW_LEN, ht_publish(self->prod, HT_NAME, src, GROW_LEN, 0));
+	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf0, &olen));
+	EXPECT_EQ(dflt, rcvbuf0);
+	/* The local producer answers at once: the window fills now. */
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &olen));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	TH_LOG("SO_RCVBUF %d -> %d: %llu segments (%llu bytes charged), window %u",
+	       rcvbuf0, rcvbuf, (unsigned long long)hi.hi_segments,
+	       (unsigned long long)hi.hi_rmem, hi.hi_window);
+	EXPECT_EQ(GROW_MAX, rcvbuf);
+	EXPECT_LT((unsigned long long)dflt, hi.hi_rmem);
+	EXPECT_GE((unsigned long long)rcvbuf, hi.hi_rmem);
+
+	ASSERT_EQ(0, fcntl(c, F_SETFL, 0));
+	EXPECT_EQ(GROW_LEN, ht_read_stream(c, dst, GROW_LEN + 1, 65536));
+	EXPECT_EQ(0, memcmp(src, dst, GROW_LEN));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	EXPECT_EQ(0, hi.hi_rmem);
+	EXPECT_EQ(GROW_SEGS, hi.hi_segments);
 	close(c);
 	free(src);
 	free(dst);

@@ -251,7 +251,7 @@ def rel_path(c, pfd, f1, idx, desc, args, lossy, min_rtt_us):
           0 < hi["min_rtt_us"] <= hi["srtt_us"] and
           hi["min_rtt_us"] >= min_rtt_us and
           200000 <= hi["rto_us"] <= REL_LIFETIME * 1000 and
-          hi["window_min"] <= hi["window"] <= hi["window_max"] == 64)
+          hi["window_min"] <= hi["window"] <= hi["window_max"] == 256)
     if lossy:
         # Some of ~2 x nseg packets are lost: a timeout, a resend and a
         # halved window must follow.
