@@ -184,12 +184,23 @@ static bool hicn_cons_room(struct hicn_sock *hs)
 }
 
 /*
+ * The most a receive buffer grows to: the netns's tcp_rmem maximum, and
+ * never more than the initial netns's (the owner of a netns made in a
+ * user namespace may raise its tcp_rmem, not what AF_HICN holds).
+ */
+static int hicn_cons_rmem_max(const struct net *net)
+{
+	return min(READ_ONCE(net->ipv4.sysctl_tcp_rmem[2]),
+		   READ_ONCE(init_net.ipv4.sysctl_tcp_rmem[2]));
+}
+
+/*
  * The receive buffer is what holds the window back: grow it, as TCP's
  * receive buffer grows, unless the application set SO_RCVBUF (lock_sock
  * and hicn_cons.lock held).  To HICN_RCVBUF_WINDOWS windows of segments:
  * one in flight, and those that arrive behind a lost one while it is
  * found and resent (about three round trips, RACK), at most the netns's
- * net.ipv4.tcp_rmem maximum.  It never shrinks.  Returns whether there
+ * net.ipv4.tcp_rmem maximum (hicn_cons_rmem_max()).  It never shrinks.  Returns whether there
  * is room now.
  */
 static bool hicn_cons_rcvbuf_grow(struct hicn_sock *hs)
@@ -203,7 +214,7 @@ static bool hicn_cons_rcvbuf_grow(struct hicn_sock *hs)
 	if (sk->sk_userlocks & SOCK_RCVBUF_LOCK)
 		return false;
 	want = min_t(u64, (u64)HICN_RCVBUF_WINDOWS * c->cc.cwnd * c->seg_size,
-		     READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_rmem[2]));
+		     hicn_cons_rmem_max(sock_net(sk)));
 	if (want <= (u64)sk->sk_rcvbuf)
 		return false;
 	WRITE_ONCE(sk->sk_rcvbuf, want);

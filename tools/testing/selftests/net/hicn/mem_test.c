@@ -355,15 +355,13 @@ TEST_F(mem, rcvbuf_grows)
 {
 	char *src = malloc(GROW_LEN), *dst = malloc(GROW_LEN + 1);
 	const char *rmem = "/proc/sys/net/ipv4/tcp_rmem";
-	int c, rcvbuf0, rcvbuf, dflt;
+	int c, rcvbuf0, rcvbuf;
 	socklen_t olen = sizeof(int);
 	struct hicn_info hi;
 	char text[64];
 
 	ASSERT_NE(NULL, src);
 	ASSERT_NE(NULL, dst);
-	dflt = sysctl_get("/proc/sys/net/core/rmem_default");
-	ASSERT_LT(0, dflt);
 	/* The netns's own tcp_rmem: a maximum this test can tell. */
 	snprintf(text, sizeof(text), "4096 131072 %d", GROW_MAX);
 	ASSERT_EQ(0, sysctl_set(rmem, text));
@@ -371,8 +369,9 @@ TEST_F(mem, rcvbuf_grows)
 	ASSERT_EQ(GROW_LEN, ht_publish(self->prod, HT_NAME, src, GROW_LEN, 0));
 	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
 	ASSERT_LE(0, c);
+	/* net.core.rmem_default (a netns's own from 6.x on) */
 	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf0, &olen));
-	EXPECT_EQ(dflt, rcvbuf0);
+	ASSERT_GT(GROW_MAX, rcvbuf0);
 	/* The local producer answers at once: the window fills now. */
 	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
 	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &olen));
@@ -381,7 +380,7 @@ TEST_F(mem, rcvbuf_grows)
 	       rcvbuf0, rcvbuf, (unsigned long long)hi.hi_segments,
 	       (unsigned long long)hi.hi_rmem, hi.hi_window);
 	EXPECT_EQ(GROW_MAX, rcvbuf);
-	EXPECT_LT((unsigned long long)dflt, hi.hi_rmem);
+	EXPECT_LT((unsigned long long)rcvbuf0, hi.hi_rmem);
 	EXPECT_GE((unsigned long long)rcvbuf, hi.hi_rmem);
 
 	ASSERT_EQ(0, fcntl(c, F_SETFL, 0));
@@ -391,6 +390,90 @@ TEST_F(mem, rcvbuf_grows)
 	EXPECT_EQ(0, hi.hi_rmem);
 	EXPECT_EQ(GROW_SEGS, hi.hi_segments);
 	close(c);
+	free(src);
+	free(dst);
+}
+
+/* The maximum of this netns's net.ipv4.tcp_rmem, or -1. */
+static int tcp_rmem_max(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_rmem", "r");
+	int lo, mid, hi = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d %d %d", &lo, &mid, &hi) != 3)
+		hi = -1;
+	fclose(f);
+	return hi;
+}
+
+/*
+ * The owner of a netns may raise its tcp_rmem (as root in a user
+ * namespace can): a consumer's buffer still grows no further than the
+ * initial netns's maximum.  The initial netns's tcp_rmem is lowered to
+ * GROW_MAX for the test (through a file opened before unshare(), which
+ * stays the initial netns's) and put back by the teardown.
+ */
+FIXTURE(initrmem)
+{
+	int fd;
+	char old[64];
+};
+
+FIXTURE_SETUP(initrmem)
+{
+	char text[64];
+	ssize_t n;
+
+	self->fd = open("/proc/sys/net/ipv4/tcp_rmem", O_RDWR);
+	ASSERT_LE(0, self->fd);
+	n = pread(self->fd, self->old, sizeof(self->old) - 1, 0);
+	ASSERT_LT(0, n);
+	self->old[n] = 0;
+	snprintf(text, sizeof(text), "4096 131072 %d", GROW_MAX);
+	ASSERT_EQ((ssize_t)strlen(text), pwrite(self->fd, text, strlen(text), 0));
+	ASSERT_EQ(0, ht_enter_netns());
+}
+
+FIXTURE_TEARDOWN(initrmem)
+{
+	if (self->fd < 0)
+		return;
+	EXPECT_EQ((ssize_t)strlen(self->old),
+		  pwrite(self->fd, self->old, strlen(self->old), 0));
+	close(self->fd);
+}
+
+TEST_F(initrmem, rcvbuf_capped_by_initial_netns)
+{
+	char *src = malloc(GROW_LEN), *dst = malloc(GROW_LEN + 1);
+	socklen_t olen = sizeof(int);
+	struct hicn_info hi;
+	int prod, c, rcvbuf;
+
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	ASSERT_EQ(0, sysctl_set("/proc/sys/net/ipv4/tcp_rmem",
+				"4096 131072 12000000"));
+	EXPECT_EQ(12000000, tcp_rmem_max());
+	prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, prod);
+	ht_fill(src, GROW_LEN, 14);
+	ASSERT_EQ(GROW_LEN, ht_publish(prod, HT_NAME, src, GROW_LEN, 0));
+	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, ht_connect(c, HT_NAME, 0));
+	ASSERT_EQ(0, getsockopt(c, SOL_SOCKET, SO_RCVBUF, &rcvbuf, &olen));
+	ASSERT_EQ(0, ht_info(c, &hi));
+	TH_LOG("SO_RCVBUF %d, this netns's tcp_rmem at 12000000: %llu segments",
+	       rcvbuf, (unsigned long long)hi.hi_segments);
+	EXPECT_EQ(GROW_MAX, rcvbuf);
+	ASSERT_EQ(0, fcntl(c, F_SETFL, 0));
+	EXPECT_EQ(GROW_LEN, ht_read_stream(c, dst, GROW_LEN + 1, 65536));
+	EXPECT_EQ(0, memcmp(src, dst, GROW_LEN));
+	close(c);
+	close(prod);
 	free(src);
 	free(dst);
 }
