@@ -21,15 +21,17 @@
 # packets of queue): an unlimited veth under TCG goes as fast as the
 # emulated CPUs copy, so its throughput rises and falls with whatever
 # else the host runs, and 1% loss on it costs TCP almost nothing (the
-# RTT is microseconds).  100 Mbit/s with 2 ms gives a BDP of 50 kB, below
-# AF_HICN's default window (64 interests of 1360 bytes), so neither
-# protocol is held back by its window.  Whether TCG lets either fill the
-# 100 Mbit/s is part of what the figures show.
+# RTT is microseconds).  100 Mbit/s with 2 ms gives a BDP of 50 kB, well
+# below AF_HICN's default window (256 interests of 1360 bytes, 348 kB) and
+# TCP's, so neither protocol is held back by its window.  Whether TCG
+# lets either fill the 100 Mbit/s is part of what the figures show.
 #
 # AF_HICN: hicn_pubsub publish (1360-byte segments, one datagram each
 # unfragmented on the 1500-byte link, CONS_REL consumer
 # with a 2 s interest lifetime and the default congestion control and
-# window), hicn_pubsub fetch times connect() to the last byte.  TCP:
+# window), hicn_pubsub fetch times connect() to the last byte and prints
+# the consumer's congestion state (window, cuts, RTTs) on stderr, which
+# the log keeps beside TCP's loss events (TcpExtTCPSackRecovery).  TCP:
 # psock_xfer -p tcp, timed from connect() to the receiver's answer after
 # the last byte.  Both consumers' content stores are flushed before every
 # fetch, so each fetch reaches the producer.  Every fetched copy is
