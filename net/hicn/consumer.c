@@ -35,9 +35,11 @@
  * and HICN_PACKET_SIZE are.  The buffer starts at net.core.rmem_default
  * and, unless the application sets SO_RCVBUF, grows as TCP's does when
  * it is what holds the window back: to four windows of segments, at most
- * net.ipv4.tcp_rmem's maximum (hicn_cons_rcvbuf_grow()).  The bytes stay charged to the producer's
- * memory cgroup and netns (they are references, not copies); the ring is
- * charged to the consumer's memory cgroup.
+ * net.ipv4.tcp_rmem's maximum (hicn_cons_rcvbuf_grow()).  A local
+ * producer's bytes stay charged to its memory cgroup and netns (they are
+ * references, not copies); segments from a UDP face are charged where
+ * the face's rx work allocated them; the ring is charged to the
+ * consumer's memory cgroup.
  *
  * Who drives it: the reader (recvmsg) runs the pump itself; when no reader
  * is there (non-blocking use, poll, a subscription waiting), a delayed
@@ -200,8 +202,8 @@ static int hicn_cons_rmem_max(const struct net *net)
  * and hicn_cons.lock held).  To HICN_RCVBUF_WINDOWS windows of segments:
  * one in flight, and those that arrive behind a lost one while it is
  * found and resent (about three round trips, RACK), at most the netns's
- * net.ipv4.tcp_rmem maximum (hicn_cons_rmem_max()).  It never shrinks.  Returns whether there
- * is room now.
+ * net.ipv4.tcp_rmem maximum (hicn_cons_rmem_max()).  It never shrinks.
+ * Returns whether there is room now.
  */
 static bool hicn_cons_rcvbuf_grow(struct hicn_sock *hs)
 {

@@ -11,13 +11,13 @@
  * never makes a face), within HICN_UDP_AUTO_MAX such faces per netns.
  *
  * Receive: the socket (whose buffer, HICN_UDP_RCVBUF, holds what comes
- * before the work runs) queues the listener's rx work, which
- * reads up to HICN_UDP_RX_BUDGET datagrams with kernel_recvmsg() into the
- * listener's buffer and hands each to the forwarder in process context:
- * parsed and validated (wire.c) before anything in it is used, dropped
- * and counted per face and per reason (HICN_A_FACE_DROPS_*, unsolicited,
- * hop-drops) when it is malformed, unsolicited, or refused by the
- * forwarder: each drop counts once.  A data payload is copied into an object of its own
+ * before the work runs) queues the listener's rx work, which reads up to
+ * HICN_UDP_RX_BUDGET datagrams with kernel_recvmsg() into the listener's
+ * buffer and hands each to the forwarder in process context: parsed and
+ * validated (wire.c) before anything in it is used, dropped and counted
+ * per face and per reason (HICN_A_FACE_DROPS_*, unsolicited, hop-drops)
+ * when it is malformed, unsolicited, or refused by the forwarder: each
+ * drop counts once.  A data payload is copied into an object of its own
  * only once the PIT said an interest sent to that face waits for it, so
  * a peer cannot make the host hold data it did not ask for.
  *
