@@ -965,6 +965,13 @@ void pstripe_pending_chello(struct pstripe_sock *lps,
 	if (pstripe_sf_recv(sf, &h, sizeof(h), 0) != sizeof(h) ||
 	    be64_to_cpu(h.token) != sf->token)
 		goto refuse;
+	/*
+	 * Its ACK at once: TCP would delay it (a hello went each way, the
+	 * subflow is interactive), and the client's first block, small,
+	 * would wait behind its unacknowledged hello under Nagle for that
+	 * delayed ACK, 40 ms (stream_test: first_exchange_no_delayed_ack).
+	 */
+	tcp_sock_set_quickack(sf->sock->sk, 1);
 	if (!h.n && !sf->opt) {
 		/* The client fell back on its timeout, before our hello. */
 		pstripe_pending_plain(lps, sf, reap,

@@ -5,7 +5,8 @@
  * (IPv4, IPv6, both drivers, 1..16 subflows, 1 KiB..16 MiB), the stream
  * count and driver negotiation, PSOCK_INFO, fallback to plain TCP in both
  * directions, non-blocking connect and accept, half-close, close with
- * queued data, timeouts, epoll, and 1000 short connections.
+ * queued data, timeouts, epoll, a first exchange that waits for no
+ * delayed ACK, and 1000 short connections.
  *
  * The server side of each test runs in a forked child; its exit status is
  * its verdict.
@@ -1452,6 +1453,111 @@ TEST_F(ns, subflow_endpoint_used_as_source)
 }
 
 /* 1000 short connections: every socket is gone afterwards. */
+/* A TcpExt counter of this netns's /proc/net/netstat by name; -1: none. */
+static long tcpext_counter(const char *name)
+{
+	char hdr[4096], val[4096], *s1, *s2, *n, *x;
+	FILE *f = fopen("/proc/net/netstat", "r");
+	long found = -1;
+
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(hdr, sizeof(hdr), f) &&
+	       fgets(val, sizeof(val), f)) {
+		if (strncmp(hdr, "TcpExt:", 7))
+			continue;
+		n = strtok_r(hdr, "\n ", &s1);
+		x = strtok_r(val, "\n ", &s2);
+		while (n && x && found < 0) {
+			if (!strcmp(n, name))
+				found = strtol(x, NULL, 10);
+			n = strtok_r(NULL, "\n ", &s1);
+			x = strtok_r(NULL, "\n ", &s2);
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * One connection of @n subflows without TCP_NODELAY, and its first
+ * exchange of 1 KiB each way: the delayed ACKs TCP sent meanwhile, or -1
+ * on an error (logged); *@ms: how long the exchange took.
+ */
+static long first_exchange(struct __test_metadata *_metadata, int n,
+			   double *ms)
+{
+	char req[1024] = "request", ans[1024] = "answer", buf[1024];
+	struct sockaddr_storage ss;
+	socklen_t len = lo_addr(AF_INET, 0, &ss);
+	struct timespec t0, t1;
+	int lfd, fd, c = -1;
+	long before, acks = -1;
+
+	lfd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	if (lfd < 0 || fd < 0 || psock_opts(lfd, n, n, -1) ||
+	    psock_opts(fd, n, n, -1) ||
+	    bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, 1)) {
+		TH_LOG("set-up: %s", strerror(errno));
+		goto out;
+	}
+	before = tcpext_counter("DelayedACKs");
+	if (before < 0 || lo_connect(fd, AF_INET, sock_port(lfd))) {
+		TH_LOG("connect: %s", strerror(errno));
+		goto out;
+	}
+	c = accept(lfd, NULL, NULL);
+	if (c < 0) {
+		TH_LOG("accept: %s", strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (send(fd, req, sizeof(req), 0) != sizeof(req) ||
+	    recv(c, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf) ||
+	    memcmp(buf, req, sizeof(req)) ||
+	    send(c, ans, sizeof(ans), 0) != sizeof(ans) ||
+	    recv(fd, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf) ||
+	    memcmp(buf, ans, sizeof(ans))) {
+		TH_LOG("exchange: %s", strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	acks = tcpext_counter("DelayedACKs") - before;
+	*ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+out:
+	if (c >= 0)
+		close(c);
+	close(fd);
+	close(lfd);
+	return acks;
+}
+
+/*
+ * The first exchange of small messages on a new connection waits for no
+ * delayed ACK, as on a TCP connection.  The server acknowledges the client
+ * hello at once: TCP delayed that ACK (a hello had gone each way), and
+ * Nagle held the client's first block, small, behind the unacknowledged
+ * hello until it came, 40 ms later (TcpExtDelayedACKs counted it).  A
+ * loaded machine can delay an ACK for reasons of its own: three tries.
+ */
+TEST_F_TIMEOUT(ns, first_exchange_no_delayed_ack, 120)
+{
+	static const int counts[] = { 1, 4 };
+	unsigned int k, try;
+
+	for (k = 0; k < ARRAY_SIZE(counts); k++) {
+		long acks = 1;
+		double ms = 0;
+
+		for (try = 0; try < 3 && acks > 0; try++)
+			acks = first_exchange(_metadata, counts[k], &ms);
+		EXPECT_EQ(0, acks)
+			TH_LOG("%d subflows: %ld delayed ACKs, first exchange %.1f ms",
+			       counts[k], acks, ms);
+	}
+}
+
 TEST_F_TIMEOUT(ns, many_short_connections, 600)
 {
 	int lfd, port, i, n = 1000;
