@@ -7,10 +7,12 @@
  *
  *   psock_rr -l PORT [-p PROTO]                          server: answer
  *	each SIZE-byte request with as many bytes, until the end, then exit
- *   psock_rr -p PROTO [-n STREAMS] [-s SIZE] [-c COUNT] [-D] HOST PORT
+ *   psock_rr -p PROTO [-n STREAMS] [-s SIZE] [-c COUNT] [-D] [-v] HOST PORT
  *	client: COUNT exchanges; prints "SECONDS COUNT", timed with
  *	CLOCK_MONOTONIC from the first request to the last answer (after
- *	connect()); fails on a short or wrong answer
+ *	connect()); fails on a short or wrong answer; with -v, also the
+ *	median, 99th percentile and slowest exchange in microseconds on
+ *	stderr (a stall behind a delayed ACK or a timer shows there)
  *
  * PROTO: psock or tcp.  -D: TCP_NODELAY on both ends (the option reaches
  * every PSOCK subflow).  The server learns SIZE from the client's first
@@ -93,14 +95,36 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* -v: the spread of the exchanges' times, in microseconds. */
+static void spread(double *t, long count)
+{
+	long i, slowest = 0;
+
+	for (i = 1; i < count; i++)
+		if (t[i] > t[slowest])
+			slowest = i;
+	qsort(t, count, sizeof(*t), cmp_double);
+	fprintf(stderr,
+		"exchange us: median %.1f p99 %.1f max %.1f (exchange %ld)\n",
+		t[count / 2] * 1e6, t[count * 99 / 100] * 1e6,
+		t[count - 1] * 1e6, slowest);
+}
+
 static int client(int proto, int streams, unsigned int size, long count,
-		  int nd, const char *host, int port)
+		  int nd, int verbose, const char *host, int port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons(port) };
 	static char ans[SIZE_MAX_RR];
 	int fd = socket(AF_INET, SOCK_STREAM, proto);
-	double t0;
+	double t0, t1, *times = NULL;
 	long i;
 
 	if (fd < 0 || inet_pton(AF_INET, host, &a.sin_addr) != 1) {
@@ -120,28 +144,44 @@ static int client(int proto, int streams, unsigned int size, long count,
 		perror("connect");
 		return 1;
 	}
+	if (verbose) {
+		times = calloc(count, sizeof(*times));
+		if (!times) {
+			perror("calloc");
+			return 1;
+		}
+	}
 	memset(buf, 'q', size);
 	memcpy(buf, &size, sizeof(size));
 	t0 = now();
+	t1 = t0;
 	for (i = 0; i < count; i++) {
 		if (io_full(fd, buf, size, 1) || io_full(fd, ans, size, 0) ||
 		    memcmp(buf, ans, size)) {
 			fprintf(stderr, "exchange %ld failed\n", i);
 			return 1;
 		}
+		if (times) {
+			times[i] = now() - t1;
+			t1 += times[i];
+		}
 	}
 	printf("%.6f %ld\n", now() - t0, count);
+	if (times)
+		spread(times, count);
+	free(times);
 	close(fd);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int proto = IPPROTO_TCP, streams = 1, port = -1, nd = 0, o;
+	int proto = IPPROTO_TCP, streams = 1, port = -1, nd = 0, verbose = 0;
+	int o;
 	unsigned int size = 1024;
 	long count = 1000;
 
-	while ((o = getopt(argc, argv, "l:p:n:s:c:D")) != -1) {
+	while ((o = getopt(argc, argv, "l:p:n:s:c:Dv")) != -1) {
 		switch (o) {
 		case 'l':
 			port = atoi(optarg);
@@ -162,6 +202,9 @@ int main(int argc, char **argv)
 		case 'D':
 			nd = 1;
 			break;
+		case 'v':
+			verbose = 1;
+			break;
 		default:
 			return 2;
 		}
@@ -172,6 +215,6 @@ int main(int argc, char **argv)
 		return serve(proto, port, nd);
 	if (optind + 2 != argc)
 		return 2;
-	return client(proto, streams, size, count, nd, argv[optind],
+	return client(proto, streams, size, count, nd, verbose, argv[optind],
 		      atoi(argv[optind + 1]));
 }

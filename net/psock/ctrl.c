@@ -38,7 +38,7 @@ static const int hello_min_ms = 10;
 static const int hello_max_ms = 60000;
 static const int addr_max = PSOCK_ADDR_MAX;
 
-struct pstripe_pernet *pstripe_get_pernet(const struct net *net)
+__pstripe_hot struct pstripe_pernet *pstripe_get_pernet(const struct net *net)
 {
 	return net_generic(net, pstripe_net_id);
 }

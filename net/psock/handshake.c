@@ -323,7 +323,7 @@ static int pstripe_peek_first(struct pstripe_subflow *sf, void *buf,
  * server never learns we speak PSOCK: plain TCP (an error of the subflow
  * is the application's next call's).
  */
-void pstripe_opt_probe(struct pstripe_sock *ps)
+__pstripe_hot void pstripe_opt_probe(struct pstripe_sock *ps)
 {
 	u8 probe = PSTRIPE_PROBE_OPT;
 

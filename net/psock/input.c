@@ -73,8 +73,8 @@ void pstripe_sf_drop_pull(struct pstripe_sock *ps,
  * once (0, the next header follows); a block's header makes @hdr_valid
  * (0).  <0 a protocol error.
  */
-static int pstripe_sf_hdr_done(struct pstripe_sock *ps,
-			       struct pstripe_subflow *sf)
+static __pstripe_hot int pstripe_sf_hdr_done(struct pstripe_sock *ps,
+					     struct pstripe_subflow *sf)
 {
 	struct pstripe_blkhdr *bh = (struct pstripe_blkhdr *)sf->hdr;
 	u32 seq = ntohl(bh->seq), len = ntohl(bh->len);
@@ -163,8 +163,9 @@ static int pstripe_sf_deliver(struct pstripe_sf_rd *rd,
  * reader's block is complete (an error in the headers after it is the
  * next read's, as it would be without this pass).  Bytes taken.
  */
-static int pstripe_sf_actor(read_descriptor_t *desc, struct sk_buff *skb,
-			    unsigned int off, size_t len)
+static __pstripe_hot int pstripe_sf_actor(read_descriptor_t *desc,
+					  struct sk_buff *skb, unsigned int off,
+					  size_t len)
 {
 	struct pstripe_sf_rd *rd = desc->arg.data;
 	struct pstripe_subflow *sf = rd->ps->sf[rd->i];
@@ -205,8 +206,8 @@ static int pstripe_sf_actor(read_descriptor_t *desc, struct sk_buff *skb,
  * from TCP (0: nothing there, or what is there needs a read: urgent data,
  * the end of the stream, an error); <0 a protocol error or -EFAULT.
  */
-static int pstripe_sf_read(struct pstripe_sock *ps, int i,
-			   struct msghdr *msg, int *took)
+static __pstripe_hot int pstripe_sf_read(struct pstripe_sock *ps, int i,
+					 struct msghdr *msg, int *took)
 {
 	struct pstripe_sf_rd rd = { .ps = ps, .i = i, .msg = msg };
 	read_descriptor_t desc = { .arg.data = &rd, .count = 1 };
@@ -228,7 +229,7 @@ static int pstripe_sf_read(struct pstripe_sock *ps, int i,
  * are taken on the way.  0 when a header is known or nothing more can be
  * read now (the subflow may have been killed); <0 a protocol error.
  */
-static int pstripe_sf_parse(struct pstripe_sock *ps, int i)
+static __pstripe_hot int pstripe_sf_parse(struct pstripe_sock *ps, int i)
 {
 	struct pstripe_subflow *sf = ps->sf[i];
 	int r, took;
@@ -311,7 +312,7 @@ static bool pstripe_sf_needs_no_pool(const struct pstripe_sock *ps,
 }
 
 /* Can recv() make progress?  Lockless for poll(); exact under the lock. */
-bool pstripe_rcv_ready(struct pstripe_sock *ps)
+__pstripe_hot bool pstripe_rcv_ready(struct pstripe_sock *ps)
 {
 	struct sock *sk = ps_sk(ps);
 	bool nomem;
@@ -733,7 +734,7 @@ static int pstripe_rcv_missing(struct pstripe_sock *ps,
  * moving later blocks into the reorder queue until it shows up).  0: found
  * (or end of stream, @rcv_eof), -EAGAIN: not yet, other: an error.
  */
-static int pstripe_rcv_find(struct pstripe_sock *ps)
+static __pstripe_hot int pstripe_rcv_find(struct pstripe_sock *ps)
 {
 	struct pstripe_rcv_look look;
 	bool nomem = false;
@@ -858,8 +859,8 @@ static int pstripe_recv_direct(struct pstripe_sock *ps, struct msghdr *msg)
 }
 
 /* One read step: >0 bytes copied, 0 end of stream, <0 error / -EAGAIN. */
-int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
-		      int flags)
+__pstripe_hot int pstripe_recv_step(struct pstripe_sock *ps, struct msghdr *msg,
+				    int flags)
 {
 	struct pstripe_subflow *sf;
 	size_t count;

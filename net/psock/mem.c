@@ -32,6 +32,14 @@
  * A block the reader needs next is always taken.  /proc/net/psock shows
  * the pool (PsockMem).
  *
+ * A connection of small messages would allocate and free a block for each
+ * one (two allocations, two frees: bench/psock_rr.sh).  The last block
+ * acknowledged is kept as the socket's spare, at most one per socket, and
+ * serves the next block that fits in it and whose bytes come from the same
+ * kmalloc size: memory use is what a new block would make it.  The spare
+ * stays counted in the pool (at its own size) and charged to the memory
+ * cgroup, and is freed with the socket (pstripe_free_blocks()).
+ *
  * Nothing here takes a lock; the caller holds the socket's lock.
  */
 
@@ -120,17 +128,45 @@ void pstripe_memcg_end(struct mem_cgroup *old)
 }
 
 /*
+ * @ps's spare block if its bytes hold @size and are of @size's kmalloc
+ * size, else NULL.  Never more than the spare's own @alloc, though its
+ * kmalloc size has room: KASAN allows what was asked for, no more.
+ */
+static struct pstripe_blk *pstripe_blk_spare(struct pstripe_sock *ps,
+					     u32 size)
+{
+	struct pstripe_blk *blk = ps->spare;
+	u32 alloc;
+	u8 *data;
+
+	if (!blk || size > blk->alloc ||
+	    kmalloc_size_roundup(blk->alloc) != kmalloc_size_roundup(size))
+		return NULL;
+	ps->spare = NULL;
+	/* As new: the descriptor zeroed, the bytes counted as before. */
+	alloc = blk->alloc;
+	data = blk->data;
+	memset(blk, 0, sizeof(*blk));
+	blk->alloc = alloc;
+	blk->data = data;
+	return blk;
+}
+
+/*
  * A block of @size bytes, charged to @ps's memory cgroup; NULL if none.
  * fail_function can make it fail (tools/testing/selftests/net/psock/
  * fault_test.c): every block a connection sends, its end-of-stream block
  * and the blocks it takes ahead of their turn come from here.
  */
-noinline struct pstripe_blk *pstripe_blk_alloc(struct pstripe_sock *ps,
-					       u32 size)
+noinline __pstripe_hot
+struct pstripe_blk *pstripe_blk_alloc(struct pstripe_sock *ps, u32 size)
 {
-	struct mem_cgroup *old = pstripe_memcg_begin(ps);
-	struct pstripe_blk *blk;
+	struct pstripe_blk *blk = pstripe_blk_spare(ps, size);
+	struct mem_cgroup *old;
 
+	if (blk)
+		return blk;
+	old = pstripe_memcg_begin(ps);
 	blk = kmem_cache_zalloc(pstripe_blk_cache, GFP_KERNEL_ACCOUNT);
 	if (blk) {
 		blk->data = kmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
@@ -153,6 +189,17 @@ void pstripe_blk_free(struct pstripe_blk *blk)
 	atomic_long_sub(sizeof(*blk) + blk->alloc, &pstripe_mem_allocated);
 	kfree(blk->data);
 	kmem_cache_free(pstripe_blk_cache, blk);
+}
+
+/* @blk, acknowledged: @ps's spare if it has none, else freed. */
+__pstripe_hot void pstripe_blk_recycle(struct pstripe_sock *ps,
+				       struct pstripe_blk *blk)
+{
+	if (ps->spare) {
+		pstripe_blk_free(blk);
+		return;
+	}
+	ps->spare = blk;
 }
 
 int pstripe_mem_init(void)

@@ -30,7 +30,7 @@
  * (PSTRIPE_WIN_BLKS blocks, @snd_wnd bytes).  Lockless (poll):
  * subflows are only freed by close().
  */
-bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
+__pstripe_hot bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 {
 	struct sock *sk = ps_sk(ps);
 	u32 limit, sum = PSTRIPE_ACK_EVERY * PSTRIPE_BLK_BUF;
@@ -50,7 +50,7 @@ bool pstripe_rtx_room(struct pstripe_sock *ps, size_t payload)
 }
 
 /* Write what is left of @sf's ack and block; 0 when all of it is in TCP. */
-static int pstripe_sf_push(struct pstripe_subflow *sf)
+static __pstripe_hot int pstripe_sf_push(struct pstripe_subflow *sf)
 {
 	struct kvec iov[2];
 	size_t alen, blen;
@@ -111,8 +111,8 @@ static int pstripe_sf_ack(struct pstripe_sock *ps, int i, u32 seq)
 	return r;
 }
 
-static void pstripe_sf_give(struct pstripe_sock *ps, int i,
-			    struct pstripe_blk *blk)
+static __pstripe_hot void pstripe_sf_give(struct pstripe_sock *ps, int i,
+					  struct pstripe_blk *blk)
 {
 	struct pstripe_subflow *sf = ps->sf[i];
 
@@ -134,7 +134,7 @@ static void pstripe_sf_give(struct pstripe_sock *ps, int i,
 }
 
 /* Free the acknowledged blocks at the head of @rtx that no subflow writes. */
-static void pstripe_rtx_trim(struct pstripe_sock *ps)
+static __pstripe_hot void pstripe_rtx_trim(struct pstripe_sock *ps)
 {
 	struct pstripe_blk *blk, *tmp;
 
@@ -150,12 +150,12 @@ static void pstripe_rtx_trim(struct pstripe_sock *ps)
 		list_del(&blk->node);
 		WRITE_ONCE(ps->rtx_bytes, ps->rtx_bytes - blk->size);
 		WRITE_ONCE(ps->rtx_cnt, ps->rtx_cnt - 1);
-		pstripe_blk_free(blk);
+		pstripe_blk_recycle(ps, blk);
 	}
 }
 
 /* The peer expects block @ack next: drop the blocks before it. */
-int pstripe_got_ack(struct pstripe_sock *ps, u32 ack)
+__pstripe_hot int pstripe_got_ack(struct pstripe_sock *ps, u32 ack)
 {
 	if ((s32)(ack - ps->snd_seq) > 0)
 		return -EPROTO;		/* acknowledges a block never sent */
@@ -340,7 +340,7 @@ static bool pstripe_push_fins(struct pstripe_sock *ps)
  * the stream are done, the subflows' FINs.  A subflow that fails is
  * killed.
  */
-static void pstripe_push(struct pstripe_sock *ps, bool ack)
+static __pstripe_hot void pstripe_push(struct pstripe_sock *ps, bool ack)
 {
 	u32 ack_sent = ps->ack_sent;
 	bool pending;
@@ -439,6 +439,9 @@ void pstripe_free_blocks(struct pstripe_sock *ps)
 		list_del(&blk->node);
 		pstripe_rblk_free(ps, blk);
 	}
+	if (ps->spare)
+		pstripe_blk_free(ps->spare);
+	ps->spare = NULL;
 	ps->rtx_bytes = 0;
 	ps->rtx_cnt = 0;
 	ps->orphans = 0;
@@ -470,7 +473,8 @@ static void pstripe_ack_ride(struct pstripe_sock *ps, int i,
 }
 
 /* Copy one block of the caller's data to a subflow with room for it. */
-int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
+__pstripe_hot int pstripe_send_block(struct pstripe_sock *ps,
+				     struct msghdr *msg)
 {
 	size_t left = msg_data_left(msg), blen, got;
 	struct pstripe_blkhdr *bh;
@@ -525,8 +529,10 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
 	 * quarter of a stale timeout from now: a work run per message would
 	 * cost small messages a hop to a kworker and back (bench/psock_rr.sh).
 	 */
-	pstripe_schedule(ps, max_t(unsigned long,
-				   pstripe_stale_jiffies(ps_sk(ps)) / 4, 1));
+	if (!delayed_work_pending(&ps->work))
+		pstripe_schedule(ps, max_t(unsigned long,
+					   pstripe_stale_jiffies(ps_sk(ps)) / 4,
+					   1));
 	return got;
 }
 
@@ -538,7 +544,7 @@ int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg)
  * orphaned socket; a reader that takes the data takes them on its way.
  * Lockless: from the subflows' data callback.
  */
-bool pstripe_acks_urgent(struct pstripe_sock *ps)
+__pstripe_hot bool pstripe_acks_urgent(struct pstripe_sock *ps)
 {
 	return READ_ONCE(ps->rtx_cnt) &&
 	       (READ_ONCE(ps->fin_queued) || READ_ONCE(ps->bg_close) ||
@@ -604,7 +610,7 @@ int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
  * blocks (PSTRIPE_ACK_EVERY, so a peer never waits for room), the end of
  * the stream, a subflow lost.
  */
-void pstripe_ack_now(struct pstripe_sock *ps)
+__pstripe_hot void pstripe_ack_now(struct pstripe_sock *ps)
 {
 	if (ps->fallback || ps_sk(ps)->sk_state != TCP_ESTABLISHED)
 		return;

@@ -161,7 +161,7 @@ unsigned long pstripe_chello_jiffies(const struct sock *sk)
 }
 
 /* Wake every waiter of a PSOCK socket: poll, epoll, blocked calls. */
-void pstripe_wake(struct sock *sk)
+__pstripe_hot void pstripe_wake(struct sock *sk)
 {
 	struct socket_wq *wq;
 
@@ -179,8 +179,12 @@ void pstripe_wake(struct sock *sk)
  * before queueing (the run may start and end at once) and given back when
  * nothing was queued; never the last one: the caller's socket is alive.
  */
-void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay)
+__pstripe_hot void pstripe_schedule(struct pstripe_sock *ps,
+				    unsigned long delay)
 {
+	/* Queued already: nothing to do (a send's check, once a message). */
+	if (delayed_work_pending(&ps->work))
+		return;
 	sock_hold(ps_sk(ps));
 	if (!queue_delayed_work(pstripe_wq, &ps->work, delay))
 		__sock_put(ps_sk(ps));
@@ -190,7 +194,8 @@ void pstripe_schedule(struct pstripe_sock *ps, unsigned long delay)
  * Run the work within @delay: sooner than a run already queued for later
  * (mod_delayed_work()), else as queued.  Lockless, as pstripe_kick().
  */
-void pstripe_schedule_by(struct pstripe_sock *ps, unsigned long delay)
+__pstripe_hot void pstripe_schedule_by(struct pstripe_sock *ps,
+				       unsigned long delay)
 {
 	if (delayed_work_pending(&ps->work) &&
 	    time_before_eq(READ_ONCE(ps->work.timer.expires), jiffies + delay))
@@ -209,7 +214,7 @@ void pstripe_kick(struct pstripe_sock *ps)
 		__sock_put(ps_sk(ps));
 }
 
-unsigned long pstripe_stale_jiffies(const struct sock *sk)
+__pstripe_hot unsigned long pstripe_stale_jiffies(const struct sock *sk)
 {
 	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
 
@@ -672,7 +677,7 @@ static __poll_t pstripe_poll(struct file *file, struct socket *sock,
 }
 
 /* A blocking call during connect() waits for its end, as TCP's do. */
-static void pstripe_wait_connected(struct sock *sk, long *timeo)
+static __pstripe_hot void pstripe_wait_connected(struct sock *sk, long *timeo)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 
@@ -684,6 +689,27 @@ static void pstripe_wait_connected(struct sock *sk, long *timeo)
 	       !signal_pending(current))
 		sk_wait_event(sk, timeo, sk->sk_state != TCP_SYN_SENT, &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
+}
+
+/*
+ * A call's @wait goes on the socket's queue before its first sleep, not at
+ * its start: a wake-up while the caller runs then finds nobody to wake.
+ * On the queue, @wait took each one (the queue's lock, a try_to_wake_up()
+ * of a running task) and was marked woken, so that the next wait returned
+ * at once for one more look (bench/psock_rr.sh).  sk_wait_event() checks
+ * its condition once more after @wait is on the queue: no event between
+ * is missed.
+ */
+static void pstripe_wait_add(struct sock *sk, struct wait_queue_entry *wait)
+{
+	if (list_empty(&wait->entry))
+		add_wait_queue(sk_sleep(sk), wait);
+}
+
+static void pstripe_wait_del(struct sock *sk, struct wait_queue_entry *wait)
+{
+	if (!list_empty(&wait->entry))
+		remove_wait_queue(sk_sleep(sk), wait);
 }
 
 /*
@@ -702,7 +728,8 @@ static int pstripe_wait_switched(struct sock *sk, long *timeo)
 	return sock_error(sk) ? : -ECONNRESET;
 }
 
-static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+static __pstripe_hot int pstripe_sendmsg(struct socket *sock,
+					 struct msghdr *msg, size_t len)
 {
 	struct sock *sk = sock->sk;
 	struct pstripe_sock *ps = pstripe_sk(sk);
@@ -729,7 +756,6 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		goto out;
 	}
 
-	add_wait_queue(sk_sleep(sk), &wait);
 	while (msg_data_left(msg)) {
 		if (sk->sk_err) {
 			err = sock_error(sk);
@@ -767,13 +793,14 @@ static int pstripe_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			err = sock_intr_errno(timeo);
 			break;
 		}
+		pstripe_wait_add(sk, &wait);
 		sk_wait_event(sk, &timeo,
 			      (pstripe_snd_ready(ps, msg_data_left(msg), true) &&
 			       pstripe_notsent_ok(ps, 0)) ||
 			      sk->sk_err || sk->sk_state != TCP_ESTABLISHED ||
 			      (sk->sk_shutdown & SEND_SHUTDOWN), &wait);
 	}
-	remove_wait_queue(sk_sleep(sk), &wait);
+	pstripe_wait_del(sk, &wait);
 out:
 	release_sock(sk);
 	if (copied)
@@ -797,8 +824,9 @@ static void pstripe_rcv_unwait(struct pstripe_sock *ps)
 		pstripe_kick(ps);
 }
 
-static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
-			   size_t len, int flags)
+static __pstripe_hot int pstripe_recvmsg(struct socket *sock,
+					 struct msghdr *msg, size_t len,
+					 int flags)
 {
 	struct sock *sk = sock->sk;
 	struct pstripe_sock *ps = pstripe_sk(sk);
@@ -826,7 +854,6 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 	pstripe_opt_probe(ps);	/* reading first: our probe goes alone */
 	target = sock_rcvlowat(sk, flags & MSG_WAITALL, len);
 
-	add_wait_queue(sk_sleep(sk), &wait);
 	while (msg_data_left(msg)) {
 		/* An optimistic connection turning striped (handshake.c). */
 		if (sk->sk_state == TCP_SYN_SENT) {
@@ -873,10 +900,11 @@ static int pstripe_recvmsg(struct socket *sock, struct msghdr *msg,
 		pstripe_ack_now(ps);
 		if (ps->late_hello)
 			WRITE_ONCE(ps->rcv_waiting, true);
+		pstripe_wait_add(sk, &wait);
 		sk_wait_event(sk, &timeo, sk->sk_state != TCP_ESTABLISHED ||
 			      pstripe_rcv_ready(ps), &wait);
 	}
-	remove_wait_queue(sk_sleep(sk), &wait);
+	pstripe_wait_del(sk, &wait);
 	pstripe_rcv_unwait(ps);
 	pstripe_ack_now(ps);
 out:

@@ -25,8 +25,8 @@
  * buffer, so a small SO_SNDBUF still makes progress).  When it cannot,
  * SOCK_NOSPACE asks TCP to call sk_write_space once room is made.
  */
-bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
-		       bool mark)
+__pstripe_hot bool pstripe_sf_usable(struct pstripe_subflow *sf, size_t payload,
+				     bool mark)
 {
 	struct sock *ssk;
 	int need;
@@ -68,7 +68,8 @@ static u32 pstripe_sf_unacked(const struct pstripe_subflow *sf)
  * unsent either: a subflow whose last small write (an ack) waits for its
  * TCP acknowledgment holds a new block back (Nagle) for a delayed ACK.
  */
-int pstripe_pick(struct pstripe_sock *ps, size_t payload, bool any)
+__pstripe_hot int pstripe_pick(struct pstripe_sock *ps, size_t payload,
+			       bool any)
 {
 	int k, best = -1;
 	u32 least = U32_MAX;

@@ -267,7 +267,8 @@ int pstripe_getsockopt_psock(struct sock *sk, int optname,
 
 /* ---- options the subflows share ---- */
 
-void pstripe_opts_snapshot(const struct sock *sk, struct pstripe_sf_opts *o)
+__pstripe_hot void pstripe_opts_snapshot(const struct sock *sk,
+					 struct pstripe_sf_opts *o)
 {
 	memset(o, 0, sizeof(*o));	/* compared with memcmp() */
 	o->sndbuf = READ_ONCE(sk->sk_sndbuf);
@@ -402,7 +403,7 @@ void pstripe_sf_inherit(struct sock *sk, struct sock *ssk, int index)
 }
 
 /* Under lock_sock(@sk): bring the subflows up to the socket's options. */
-void pstripe_sync_opts(struct sock *sk)
+__pstripe_hot void pstripe_sync_opts(struct sock *sk)
 {
 	struct pstripe_sock *ps = pstripe_sk(sk);
 	struct pstripe_sf_opts o;
@@ -890,7 +891,7 @@ u32 pstripe_notsent(struct pstripe_sock *ps)
  * written.  As tcp_stream_memory_free(): poll() (@wake 1) asks for half.
  * Subflows holding unsent bytes are asked for a write_space call.
  */
-bool pstripe_notsent_ok(struct pstripe_sock *ps, int wake)
+__pstripe_hot bool pstripe_notsent_ok(struct pstripe_sock *ps, int wake)
 {
 	struct sock *sk = ps_sk(ps);
 	u32 lowat = READ_ONCE(ps->tcp.notsent_lowat);

@@ -53,7 +53,7 @@ static bool pstripe_sf_ev_work(struct pstripe_sock *ps, int ev)
 					  READ_ONCE(ps->late_hello)));
 }
 
-static void pstripe_sf_event(struct sock *ssk, int ev)
+static __pstripe_hot void pstripe_sf_event(struct sock *ssk, int ev)
 {
 	struct pstripe_subflow *sf;
 	struct pstripe_sock *ps;
@@ -75,19 +75,20 @@ static void pstripe_sf_event(struct sock *ssk, int ev)
 		ps = pstripe_sk(sk);
 		if (sf->lstn)
 			pstripe_lstn_ready(sf);
-		pstripe_wake(sk);
 		if (pstripe_sf_ev_work(ps, ev))
 			pstripe_kick(ps);
+		/* Last: the woken reader waits for this subflow's lock. */
+		pstripe_wake(sk);
 	}
 	read_unlock_bh(&ssk->sk_callback_lock);
 }
 
-static void pstripe_sf_data_ready(struct sock *ssk)
+static __pstripe_hot void pstripe_sf_data_ready(struct sock *ssk)
 {
 	pstripe_sf_event(ssk, PSTRIPE_EV_DATA);
 }
 
-static void pstripe_sf_write_space(struct sock *ssk)
+static __pstripe_hot void pstripe_sf_write_space(struct sock *ssk)
 {
 	/* As sk_stream_write_space(): no more calls until we ask again. */
 	if (ssk->sk_socket && sk_stream_is_writeable(ssk))
@@ -329,8 +330,8 @@ static void pstripe_sf_free_rwork(struct work_struct *work)
 }
 
 /* Write @n pieces of @len bytes in all to @sf's TCP, in one call. */
-int pstripe_sf_sendv(struct pstripe_subflow *sf, struct kvec *iov, int n,
-		     size_t len, int flags)
+__pstripe_hot int pstripe_sf_sendv(struct pstripe_subflow *sf, struct kvec *iov,
+				   int n, size_t len, int flags)
 {
 	struct msghdr msg = { .msg_flags = flags | MSG_DONTWAIT | MSG_NOSIGNAL };
 	int r;
@@ -368,7 +369,7 @@ int pstripe_sf_state(const struct pstripe_subflow *sf)
 }
 
 /* Bytes TCP holds for us to read; lockless, as tcp_poll() reads it. */
-bool pstripe_sf_readable(const struct pstripe_subflow *sf)
+__pstripe_hot bool pstripe_sf_readable(const struct pstripe_subflow *sf)
 {
 	const struct sock *ssk = sf->sock->sk;
 	const struct tcp_sock *tp = tcp_sk(ssk);
@@ -385,7 +386,7 @@ bool pstripe_sf_readable_data(const struct pstripe_subflow *sf)
 	return READ_ONCE(tp->rcv_nxt) != READ_ONCE(tp->copied_seq);
 }
 
-bool pstripe_sf_live(const struct pstripe_subflow *sf)
+__pstripe_hot bool pstripe_sf_live(const struct pstripe_subflow *sf)
 {
 	return sf && !READ_ONCE(sf->dead);
 }
