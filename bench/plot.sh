@@ -5,10 +5,11 @@
 # bench":
 #   plot.sh RESULTS_DIR
 # reads psock_rtt.dat, psock_paths.dat, psock_window.dat, hicn_net.dat,
-# hicn_relay.dat, psock_http.dat and psock_gw.dat (written by the scripts
-# of those names in the VM) and writes psock_rtt.png, psock_paths.png,
-# psock_window.png, hicn_net.png, hicn_relay.png, psock_http.png and
-# psock_gw.png beside them: each point or bar is the median of the runs,
+# hicn_relay.dat, psock_http.dat, psock_gw.dat and psock_rr.dat (written by
+# the scripts of those names in the VM) and writes psock_rtt.png,
+# psock_paths.png, psock_window.png, hicn_net.png, hicn_relay.png,
+# psock_http.png, psock_gw.png and psock_rr.png beside them: each point or
+# bar is the median of the runs,
 # its error bar the smallest and the largest run.  psock_gw.png: the pair
 # over direct TCP, throughput under loss and under reordering over the
 # set-up's own lossless figure beside the seed's, and Jain's index by the
@@ -158,6 +159,37 @@ set ylabel "s"
 plot "< awk '\$1 != \"wait\" && !/^#/' $dir/psock_http.dat" using 2:3:4:xtic(1)
 EOF
 	echo "plot: $dir/psock_http.png"
+fi
+
+if [ -s "$dir/psock_rr.dat" ]; then
+	# One row per option: TCP, then PSOCK n=1, 2, 4 (median min max each).
+	awk '!/^#/ { k = $2 == "tcp" ? 0 : $3
+		v[$1, k] = $4 " " $5 " " $6
+		if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+	     END { for (i = 0; i < n; i++) {
+			o = order[i]
+			printf "\"%s\" %s %s %s %s\n", o, v[o, 0], v[o, 1],
+			       v[o, 2], v[o, 4] } }' \
+		"$dir/psock_rr.dat" > "$dir/psock_rr.rows"
+	gnuplot <<EOF || rc=1
+set terminal pngcairo size 800,480 font "sans,10"
+set output "$dir/psock_rr.png"
+set termoption noenhanced
+set title "1 KiB request and 1 KiB answer on one connection, veth without delay\n(median and min-max of $(runs "$dir/psock_rr.dat") runs)"
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.8 border -1
+set grid ytics
+set key below reverse Left
+set yrange [0:*]
+set ylabel "exchanges/s"
+f = "$dir/psock_rr.rows"
+plot f using 2:3:4:xtic(1) title "TCP", \
+     f using 5:6:7 title "PSOCK n=1", \
+     f using 8:9:10 title "PSOCK n=2", \
+     f using 11:12:13 title "PSOCK n=4"
+EOF
+	echo "plot: $dir/psock_rr.png"
 fi
 
 if [ -s "$dir/psock_gw.dat" ]; then

@@ -8,6 +8,9 @@
 # both ends (it reaches every PSOCK subflow).  Exchanges per second,
 # median [min-max] of BENCH_REPS interleaved runs (lib.sh), and the ratio
 # of the medians to TCP with the same TCP_NODELAY, in the same VM run.
+# A third set runs both ends with TCP_NODELAY on one CPU (taskset): no
+# wake-up crosses CPUs, so the figure is the CPU time each transport
+# spends per message, the least noisy of the three under TCG.
 # BENCH_SIZE replaces the number of exchanges per run (default 2000).
 #
 #   psrr-a  veth-a 10.75.1.1 ======== 10.75.1.2 veth-b  psrr-b
@@ -39,16 +42,21 @@ setup() {
 	ip -n $A link set lo up && ip -n $B link set lo up
 }
 
-# rr PROTO NODELAY(-D or "") [CLIENT_ARGS...]: exchanges per second.
+# rr PROTO MODE [CLIENT_ARGS...]: exchanges per second.  MODE: "" (TCP's
+# defaults), -D (TCP_NODELAY) or 1cpu (TCP_NODELAY, both ends on CPU 0).
 rr() {
-	local proto=$1 nd=$2 spid out
+	local proto=$1 nd=$2 pin= spid out
 	shift 2
+	if [ "$nd" = 1cpu ]; then
+		nd=-D
+		pin="taskset -c 0"
+	fi
 	PORT=$((PORT + 1))
-	ip netns exec $B timeout 300 $X -l $PORT -p "$proto" $nd &
+	ip netns exec $B timeout 300 $pin $X -l $PORT -p "$proto" $nd &
 	spid=$!
 	listening $B $PORT
-	out=$(ip netns exec $A timeout 300 $X -p "$proto" $nd -c "$COUNT" \
-		"$@" 10.75.1.2 $PORT) || { wait $spid; return 1; }
+	out=$(ip netns exec $A timeout 300 $pin $X -p "$proto" $nd \
+		-c "$COUNT" "$@" 10.75.1.2 $PORT) || { wait $spid; return 1; }
 	wait $spid || return 1
 	echo "$out" | awk '{ printf "%.1f\n", $2 / $1 }'
 }
@@ -57,7 +65,7 @@ setup || { echo "psock_rr: set-up failed" >&2; exit 1; }
 
 start=$(date +%s)
 for r in $(seq "$REPS"); do
-	for nd in "" -D; do
+	for nd in "" -D 1cpu; do
 		run "tcp$nd" rr tcp "$nd"
 		for n in $COUNTS; do
 			run "psock$n$nd" rr psock "$nd" -n "$n"
@@ -81,9 +89,12 @@ ratio() {
 echo "$COUNT exchanges of 1 KiB each way on one connection, veth without delay;"
 echo "exchanges/s, median [min-max] of $REPS interleaved runs; ratio to TCP with the same option"
 printf '%-14s %-10s %-24s %s\n' option transport "exchanges/s" "/ TCP"
-for nd in "" -D; do
-	opt=default
-	[ -n "$nd" ] && opt=TCP_NODELAY
+for nd in "" -D 1cpu; do
+	case $nd in
+	"") opt=default ;;
+	-D) opt=TCP_NODELAY ;;
+	*) opt=NODELAY_1CPU ;;
+	esac
 	tcp=$(stat "tcp$nd")
 	printf '%-14s %-10s %-24s %s\n' $opt TCP "$(spread "$tcp")" 1.00
 	echo "$tcp" | awk -v o=$opt '$1 != "FAILED" { print o, "tcp", 1, $1, $2, $3 }' >> "$dat"
