@@ -171,7 +171,10 @@ static long counter(const unsigned long *v, const char *name)
 /*
  * close() with bytes unread resets a 2-subflow connection: one abort (the
  * server's); the client's two subflows are lost to the resets, and its
- * own close() after that resets nothing more.
+ * own close() after that resets nothing more.  The client's one block is
+ * resent at most once: when the subflow that carried it sees its reset
+ * first, the client cannot tell an abort from a lost path yet and resends
+ * it on the other subflow, which its reset then ends too.
  */
 TEST(aborts_on_close_with_unread_data)
 {
@@ -208,7 +211,7 @@ TEST(aborts_on_close_with_unread_data)
 	EXPECT_EQ(1, counter(v, "Aborts"));
 	EXPECT_EQ(2, counter(v, "SubflowsLostError"));
 	EXPECT_EQ(0, counter(v, "SubflowsLostTimeout"));
-	EXPECT_EQ(0, counter(v, "Resends"));
+	EXPECT_GE(1, counter(v, "Resends"));
 }
 
 /*
