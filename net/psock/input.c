@@ -311,6 +311,19 @@ static bool pstripe_sf_needs_no_pool(const struct pstripe_sock *ps,
 	       (s32)(READ_ONCE(sf->blk_seq) - READ_ONCE(ps->rcv_seq)) <= 0;
 }
 
+/*
+ * Is the header at @sf's head, read already, the end of the stream and
+ * the next block?  The work reads headers too (pstripe_sf_clear()), and
+ * that block has no payload: TCP holds nothing more for a reader to see.
+ * Lockless (poll).
+ */
+static bool pstripe_sf_end_next(const struct pstripe_sock *ps,
+				const struct pstripe_subflow *sf)
+{
+	return READ_ONCE(sf->hdr_valid) && READ_ONCE(sf->blk_fin) &&
+	       READ_ONCE(sf->blk_seq) == READ_ONCE(ps->rcv_seq);
+}
+
 /* Can recv() make progress?  Lockless for poll(); exact under the lock. */
 __pstripe_hot bool pstripe_rcv_ready(struct pstripe_sock *ps)
 {
@@ -338,8 +351,9 @@ __pstripe_hot bool pstripe_rcv_ready(struct pstripe_sock *ps)
 		const struct pstripe_subflow *sf = ps->sf[i];
 
 		if (pstripe_sf_live(sf) && !READ_ONCE(sf->eof) &&
-		    pstripe_sf_readable(sf) &&
-		    (!nomem || pstripe_sf_needs_no_pool(ps, sf)))
+		    ((pstripe_sf_readable(sf) &&
+		      (!nomem || pstripe_sf_needs_no_pool(ps, sf))) ||
+		     pstripe_sf_end_next(ps, sf)))
 			return true;
 	}
 	return !READ_ONCE(ps->nlive);

@@ -9,6 +9,7 @@
  */
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/uio.h>
@@ -314,6 +315,46 @@ TEST_F_TIMEOUT(io, poll_in_only_for_data, 120)
 	EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
 	EXPECT_EQ(1, recv(self->fd, &b, 1, 0));
 	EXPECT_EQ('x', b);
+}
+
+/*
+ * The peer's end of stream makes poll() and a level-triggered epoll say
+ * POLLIN even when the socket's work, not a reader, took its header off
+ * the subflow.  The work runs on the peer's blocks when acks are urgent:
+ * here the server's own end of stream waits for the client's ack (the
+ * client reads nothing).  It took the client's end-of-stream header and
+ * poll() looked only at the bytes TCP held (none: that block has no
+ * payload); a proxy waiting in epoll never read the end (psock-gw).
+ */
+TEST_F_TIMEOUT(io, poll_in_for_end_taken_by_work, 120)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, got;
+	struct pollfd pfd = { .fd = self->c, .events = POLLIN };
+	const size_t n = 1000;
+	int ep, i;
+
+	ASSERT_EQ((ssize_t)n, write(self->fd, self->tx, n));
+	ASSERT_EQ(0, read_full(self->c, self->rx, n));
+	ASSERT_EQ((ssize_t)n, write(self->c, self->tx, n));
+	ASSERT_EQ(0, shutdown(self->c, SHUT_WR));
+	usleep(200 * 1000);	/* the server's end reaches the client */
+	ASSERT_EQ(0, shutdown(self->fd, SHUT_WR));
+	usleep(500 * 1000);	/* the client's end reaches the server's work */
+	ep = epoll_create1(0);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->c, &ev));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(1, poll(&pfd, 1, 0)) {
+			TH_LOG("poll %d: revents 0x%x", i, pfd.revents);
+		}
+		EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
+		EXPECT_EQ(1, epoll_wait(ep, &got, 1, 0))
+			TH_LOG("epoll_wait %d", i);
+	}
+	EXPECT_EQ(0, recv(self->c, self->rx, 1, MSG_DONTWAIT));
+	EXPECT_EQ(0, read_full(self->fd, self->rx, n));
+	EXPECT_EQ(0, memcmp(self->tx, self->rx, n));
+	close(ep);
 }
 
 TEST_HARNESS_MAIN
