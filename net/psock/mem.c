@@ -34,11 +34,12 @@
  *
  * A connection of small messages would allocate and free a block for each
  * one (two allocations, two frees: bench/psock_rr.sh).  The last block
- * acknowledged is kept as the socket's spare, at most one per socket, and
- * serves the next block that fits in it and whose bytes come from the same
- * kmalloc size: memory use is what a new block would make it.  The spare
- * stays counted in the pool (at its own size) and charged to the memory
- * cgroup, and is freed with the socket (pstripe_free_blocks()).
+ * acknowledged is kept as the socket's spare, at most one per socket (the
+ * newest replaces the one before), and serves the next block that fits
+ * in it and whose bytes come from the same kmalloc size: memory use is
+ * what a new block would make it.  The spare stays counted in the pool
+ * (at its own size) and charged to the memory cgroup, and is freed with
+ * the socket (pstripe_free_blocks()).
  *
  * Nothing here takes a lock; the caller holds the socket's lock.
  */
@@ -191,14 +192,15 @@ void pstripe_blk_free(struct pstripe_blk *blk)
 	kmem_cache_free(pstripe_blk_cache, blk);
 }
 
-/* @blk, acknowledged: @ps's spare if it has none, else freed. */
+/*
+ * @blk, acknowledged: @ps's spare, in place of the one before (freed), so
+ * that a spare of a size the connection no longer sends does not stay.
+ */
 __pstripe_hot void pstripe_blk_recycle(struct pstripe_sock *ps,
 				       struct pstripe_blk *blk)
 {
-	if (ps->spare) {
-		pstripe_blk_free(blk);
-		return;
-	}
+	if (ps->spare)
+		pstripe_blk_free(ps->spare);
 	ps->spare = blk;
 }
 
