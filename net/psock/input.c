@@ -362,9 +362,10 @@ __pstripe_hot bool pstripe_rcv_ready(struct pstripe_sock *ps)
 /*
  * The peer's stream is complete, read or not (as TCP's RCV_SHUTDOWN):
  * every block up to its end-of-stream block arrived, in the reorder
- * queue or being read from a subflow; or every subflow got the peer's
- * FIN.  An end-of-stream block that came ahead of earlier blocks is not
- * the end yet.  Lockless for poll().
+ * queue or being read from a subflow, or that block is the next one and
+ * its header was read; or every subflow got the peer's FIN.  An
+ * end-of-stream block that came ahead of earlier blocks is not the end
+ * yet.  Lockless for poll().
  */
 bool pstripe_peer_fin(struct pstripe_sock *ps)
 {
@@ -376,6 +377,10 @@ bool pstripe_peer_fin(struct pstripe_sock *ps)
 		       (cur >= 0 && cur != PSTRIPE_CUR_OOO) >=
 		       READ_ONCE(ps->rcv_fin_seq) - READ_ONCE(ps->rcv_seq) + 1;
 	}
+	for (i = 0; i < ps->nsf; i++)
+		if (pstripe_sf_live(ps->sf[i]) &&
+		    pstripe_sf_end_next(ps, ps->sf[i]))
+			return true;
 	for (i = 0; i < ps->nsf; i++)
 		if (pstripe_sf_live(ps->sf[i]) &&
 		    !(READ_ONCE(ps->sf[i]->sock->sk->sk_shutdown) &

@@ -319,17 +319,18 @@ TEST_F_TIMEOUT(io, poll_in_only_for_data, 120)
 
 /*
  * The peer's end of stream makes poll() and a level-triggered epoll say
- * POLLIN even when the socket's work, not a reader, took its header off
- * the subflow.  The work runs on the peer's blocks when acks are urgent:
- * here the server's own end of stream waits for the client's ack (the
- * client reads nothing).  It took the client's end-of-stream header and
- * poll() looked only at the bytes TCP held (none: that block has no
- * payload); a proxy waiting in epoll never read the end (psock-gw).
+ * POLLIN and POLLRDHUP even when the socket's work, not a reader, took
+ * its header off the subflow.  The work runs on the peer's blocks when
+ * acks are urgent: here the server's own end of stream waits for the
+ * client's ack (the client reads nothing).  It took the client's
+ * end-of-stream header and poll() looked only at the bytes TCP held
+ * (none: that block has no payload); a proxy waiting in epoll never read
+ * the end (psock-gw).
  */
 TEST_F_TIMEOUT(io, poll_in_for_end_taken_by_work, 120)
 {
-	struct epoll_event ev = { .events = EPOLLIN }, got;
-	struct pollfd pfd = { .fd = self->c, .events = POLLIN };
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP }, got;
+	struct pollfd pfd = { .fd = self->c, .events = POLLIN | POLLRDHUP };
 	const size_t n = 1000;
 	int ep, i;
 
@@ -347,9 +348,12 @@ TEST_F_TIMEOUT(io, poll_in_for_end_taken_by_work, 120)
 		EXPECT_EQ(1, poll(&pfd, 1, 0)) {
 			TH_LOG("poll %d: revents 0x%x", i, pfd.revents);
 		}
-		EXPECT_EQ(POLLIN, pfd.revents & POLLIN);
+		EXPECT_EQ(POLLIN | POLLRDHUP,
+			  pfd.revents & (POLLIN | POLLRDHUP));
 		EXPECT_EQ(1, epoll_wait(ep, &got, 1, 0))
 			TH_LOG("epoll_wait %d", i);
+		EXPECT_EQ(EPOLLIN | EPOLLRDHUP,
+			  got.events & (EPOLLIN | EPOLLRDHUP));
 	}
 	EXPECT_EQ(0, recv(self->c, self->rx, 1, MSG_DONTWAIT));
 	EXPECT_EQ(0, read_full(self->fd, self->rx, n));
