@@ -981,18 +981,39 @@ static bool pstripe_data_acked(struct pstripe_sock *ps)
 	return !cnt || (ps->fin_queued && cnt == 1);
 }
 
-/* SO_LINGER with a time: close() waits that long, as TCP's does. */
-static void pstripe_linger_wait(struct pstripe_sock *ps)
+/*
+ * Fallen back to TCP: is our FIN acknowledged (or the subflow closed)?
+ * TCP's own test (sk_stream_closing()), lockless.
+ */
+static bool pstripe_plain_fin_acked(struct pstripe_sock *ps)
+{
+	int state = READ_ONCE(ps->sf[0]->sock->sk->sk_state);
+
+	return !((1 << state) & (TCPF_FIN_WAIT1 | TCPF_CLOSING |
+				 TCPF_LAST_ACK));
+}
+
+/* Nothing left for SO_LINGER's time to wait for. */
+static bool pstripe_linger_done(struct pstripe_sock *ps)
+{
+	if (ps->fallback)
+		return pstripe_plain_fin_acked(ps);
+	return pstripe_data_acked(ps) || !READ_ONCE(ps->nlive);
+}
+
+/*
+ * SO_LINGER with a time: close() waits that long, as TCP's does.
+ * @timeout is inet_release()'s: 0 when the process exits.
+ */
+static void pstripe_linger_wait(struct pstripe_sock *ps, long timeout)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = ps_sk(ps);
-	long timeo = sk->sk_lingertime;
+	long timeo = timeout;
 
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (timeo && !pstripe_data_acked(ps) && READ_ONCE(ps->nlive) &&
-	       !signal_pending(current))
-		sk_wait_event(sk, &timeo, pstripe_data_acked(ps) ||
-			      !READ_ONCE(ps->nlive), &wait);
+	while (timeo && !pstripe_linger_done(ps) && !signal_pending(current))
+		sk_wait_event(sk, &timeo, pstripe_linger_done(ps), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
@@ -1035,7 +1056,7 @@ static bool pstripe_close_bg(struct pstripe_sock *ps)
  * time waited, and what is not acknowledged yet finishes in the
  * background.  True when it does.
  */
-static bool pstripe_close_linger(struct pstripe_sock *ps)
+static bool pstripe_close_linger(struct pstripe_sock *ps, long timeout)
 {
 	struct sock *sk = ps_sk(ps);
 
@@ -1047,8 +1068,46 @@ static bool pstripe_close_linger(struct pstripe_sock *ps)
 	pstripe_queue_fin(ps);
 	pstripe_push_all(ps);
 	if (sock_flag(sk, SOCK_LINGER))
-		pstripe_linger_wait(ps);
+		pstripe_linger_wait(ps, timeout);
 	return pstripe_close_bg(ps);
+}
+
+/*
+ * Bytes of the peer nobody read in fallen-back subflow @sf (its FIN, read
+ * or not, is no data): tcp_close() resets the connection for them.
+ */
+static bool pstripe_plain_unread(const struct pstripe_subflow *sf)
+{
+	const struct sock *ssk = sf->sock->sk;
+	const struct tcp_sock *tp = tcp_sk(ssk);
+	u32 n = READ_ONCE(tp->rcv_nxt) - READ_ONCE(tp->copied_seq);
+
+	return n > ((READ_ONCE(ssk->sk_shutdown) & RCV_SHUTDOWN) ? 1 : 0);
+}
+
+/*
+ * close() of a connection that fell back to TCP, under the lock: what
+ * tcp_close() does with its one subflow.  SO_LINGER {1, 0} resets it;
+ * with a time, our FIN goes out and close() waits that long for its
+ * acknowledgment (not with data left unread: the release resets it).
+ * Else TCP finishes the close alone, after the release.
+ */
+static void pstripe_close_plain(struct pstripe_sock *ps, long timeout)
+{
+	struct pstripe_subflow *sf = ps->sf[0];
+	struct sock *sk = ps_sk(ps);
+
+	if (sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime) {
+		ps->close_rst = true;
+		return;
+	}
+	if (!timeout || !pstripe_sf_live(sf) || pstripe_plain_unread(sf))
+		return;
+	if (!sf->fin_sent) {
+		kernel_sock_shutdown(sf->sock, SHUT_WR);
+		sf->fin_sent = true;
+	}
+	pstripe_linger_wait(ps, timeout);
 }
 
 /*
@@ -1158,9 +1217,8 @@ void pstripe_close(struct sock *sk, long timeout)
 	lock_sock(sk);
 	if (sk->sk_state == TCP_ESTABLISHED) {
 		if (ps->fallback)
-			ps->close_rst = sock_flag(sk, SOCK_LINGER) &&
-					!sk->sk_lingertime;
-		else if (pstripe_close_linger(ps))
+			pstripe_close_plain(ps, timeout);
+		else if (pstripe_close_linger(ps, timeout))
 			goto orphaned;
 	}
 	pstripe_teardown(ps, &reap);

@@ -193,6 +193,42 @@ TEST_F_TIMEOUT(cl, exit_not_held, 120)
 }
 
 /*
+ * Nor by SO_LINGER's time, as TCP's (inet_release() passes no time then):
+ * before, the exit waited the whole 10 s for acknowledgments of a peer
+ * that does not read.
+ */
+TEST_F_TIMEOUT(cl, exit_not_held_by_linger, 120)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 10 };
+	int go[2], st;
+	double t;
+	size_t sent;
+	pid_t pid;
+	char b;
+
+	ASSERT_EQ(0, setsockopt(self->c, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	sent = fill(self->c, self->buf, BIG);
+	ASSERT_LT(256 << 10, sent);
+	ASSERT_EQ(0, pipe(go));
+	t = now_ms();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* The last holder of the socket, once the parent closed it. */
+		_exit(read(go[0], &b, 1) == 1 ? 0 : 1);
+	}
+	close(self->c);
+	self->c = -1;
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	close(go[0]);
+	close(go[1]);
+	EXPECT_GT(500, now_ms() - t);
+	EXPECT_EQ((long)sent, drain(self->a, self->buf));
+}
+
+/*
  * SO_LINGER with a time: close() waits for the acknowledgments that long
  * and no longer; the rest is still delivered.
  */
@@ -443,6 +479,133 @@ TEST_F_TIMEOUT(cl, silent_peer_reset_after_budget, 120)
 	/* The peer sees a reset after what was buffered. */
 	p.fd = self->a;
 	EXPECT_EQ(1, poll(&p, 1, 1000));
+	EXPECT_EQ(-ECONNRESET, drain(self->a, self->buf));
+}
+
+/*
+ * A PSOCK client that fell back to TCP (its server is plain TCP): close()
+ * is tcp_close(), SO_LINGER included.  @c is the PSOCK end, @a the
+ * server's.
+ */
+FIXTURE(fb)
+{
+	int lfd, port, c, a;
+	uint8_t *buf;
+};
+
+FIXTURE_SETUP(fb)
+{
+	struct psock_info_buf info;
+	struct pattern p;
+
+	self->lfd = -1;
+	self->c = -1;
+	self->a = -1;
+	self->buf = NULL;
+	ASSERT_EQ(0, netns_lo());
+	ASSERT_EQ(0, set_sysctl("/proc/sys/net/psock/hello_timeout_ms", 100));
+	self->lfd = lo_listen(AF_INET, IPPROTO_TCP, &self->port);
+	ASSERT_LE(0, self->lfd);
+	self->c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, self->c);
+	ASSERT_EQ(0, lo_connect(self->c, AF_INET, self->port));
+	self->a = accept(self->lfd, NULL, NULL);
+	ASSERT_LE(0, self->a);
+	ASSERT_EQ(0, psock_info(self->c, &info));
+	ASSERT_TRUE(info.h.flags & PSOCK_INFO_FALLBACK);
+	self->buf = malloc(BIG);
+	ASSERT_NE(NULL, self->buf);
+	pattern_init(&p, 5);
+	pattern_fill(&p, self->buf, BIG);
+}
+
+FIXTURE_TEARDOWN(fb)
+{
+	free(self->buf);
+	if (self->a >= 0)
+		close(self->a);
+	if (self->c >= 0)
+		close(self->c);
+	if (self->lfd >= 0)
+		close(self->lfd);
+}
+
+/*
+ * With SO_LINGER {1, @secs}, fill the PSOCK end while the server reads
+ * nothing, have a child read it all after @read_ms, and close(): how long
+ * close() took; *@status is the child's (0: every byte, then the end).
+ */
+static double fb_linger_close(struct __test_metadata *_metadata,
+			      struct _test_data_fb *self, int secs, int read_ms,
+			      int *status)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = secs };
+	int sync[2];
+	size_t sent;
+	double t;
+	pid_t pid;
+	char b;
+
+	EXPECT_EQ(0, setsockopt(self->c, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	sent = fill(self->c, self->buf, BIG);
+	EXPECT_LT(64 << 10, sent);
+	EXPECT_EQ(0, pipe(sync));
+	pid = fork();
+	if (!pid) {
+		/* The parent's close() must be the last: the release. */
+		close(self->c);
+		if (write(sync[1], "c", 1) != 1)
+			_exit(2);
+		usleep(read_ms * 1000);
+		_exit(drain(self->a, self->buf) == (long)sent ? 0 : 1);
+	}
+	EXPECT_EQ(1, read(sync[0], &b, 1));
+	close(sync[0]);
+	close(sync[1]);
+	close(self->a);
+	self->a = -1;
+	t = timed_close(&self->c);
+	*status = pid > 0 ? peer_status(pid) : -1;
+	return t;
+}
+
+/*
+ * SO_LINGER with a time: close() sends the FIN and returns once the peer
+ * acknowledged it, every byte before it read.  Before, close() returned
+ * at once and left the rest to TCP's orphan, which TCP resets when its
+ * memory runs short (load_test's lost echoes under tcp_mem pressure).
+ */
+TEST_F_TIMEOUT(fb, linger_waits_for_the_peer, 120)
+{
+	int status;
+	double t = fb_linger_close(_metadata, self, 30, 1000, &status);
+
+	EXPECT_LT(900, t);
+	EXPECT_GT(20000, t);
+	EXPECT_EQ(0, status);
+}
+
+/* ... and no longer than its time; the rest is still delivered. */
+TEST_F_TIMEOUT(fb, linger_waits_its_time, 120)
+{
+	int status;
+	double t = fb_linger_close(_metadata, self, 1, 3000, &status);
+
+	EXPECT_LT(900, t);
+	EXPECT_GT(2500, t);
+	EXPECT_EQ(0, status);
+}
+
+/* SO_LINGER {1, 0}: close() resets the connection, as TCP's. */
+TEST_F_TIMEOUT(fb, linger_zero_resets, 120)
+{
+	struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+	ASSERT_EQ(0, setsockopt(self->c, SOL_SOCKET, SO_LINGER, &l,
+				sizeof(l)));
+	ASSERT_LT(64 << 10, fill(self->c, self->buf, BIG));
+	EXPECT_GT(500, timed_close(&self->c));
 	EXPECT_EQ(-ECONNRESET, drain(self->a, self->buf));
 }
 

@@ -125,6 +125,7 @@ static void *echo_main(void *arg)
 {
 	struct check chk = { .idx = -1, .bad_at = -1 };
 	struct timeval tv = { .tv_sec = 120 };
+	struct linger lg = { .l_onoff = 1, .l_linger = 60 };
 	int fd = (int)(long)arg, err = 0;
 	struct live tmp = { 0 }, *l = &tmp;
 	char *buf = echo_buf;
@@ -164,6 +165,13 @@ static void *echo_main(void *arg)
 	l->phase = 3;
 	if (!err && shutdown(fd, SHUT_WR))
 		err = errno;
+	/*
+	 * close() waits for the client's acknowledgments: an orphaned TCP
+	 * socket with data queued is reset when TCP's memory is short
+	 * (tcp_mem[2], "TCP: out of memory" in the log), which 256
+	 * connections reach on the debug kernel; TCP's, not PSOCK's.
+	 */
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 out:
 	close(fd);
 	e.err = err;
@@ -205,11 +213,40 @@ static void report_live(int idx)
 /* A /proc file into the report. */
 static void report_file(const char *path)
 {
-	char line[256];
+	char line[1024];
 	FILE *f = fopen(path, "r");
 
 	while (f && fgets(line, sizeof(line), f))
 		fprintf(stderr, "#   %s", line);
+	if (f)
+		fclose(f);
+}
+
+/* TCP's counters of resets it sent on its own, and of memory pressure. */
+static void report_tcp_aborts(void)
+{
+	static const char * const keys[] = {
+		"TCPAbortOnData", "TCPAbortOnClose", "TCPAbortOnMemory",
+		"TCPAbortOnTimeout", "TCPAbortOnLinger", "TCPMemoryPressures",
+	};
+	char names[4096], vals[4096], *n, *v, *sn, *sv;
+	FILE *f = fopen("/proc/net/netstat", "r");
+	unsigned int k;
+
+	while (f && fgets(names, sizeof(names), f) &&
+	       fgets(vals, sizeof(vals), f)) {
+		if (strncmp(names, "TcpExt:", 7))
+			continue;
+		n = strtok_r(names, "\n ", &sn);
+		v = strtok_r(vals, "\n ", &sv);
+		while (n && v) {
+			for (k = 0; k < ARRAY_SIZE(keys); k++)
+				if (!strcmp(n, keys[k]))
+					fprintf(stderr, "#   TcpExt %s %s\n", n, v);
+			n = strtok_r(NULL, "\n ", &sn);
+			v = strtok_r(NULL, "\n ", &sv);
+		}
+	}
 	if (f)
 		fclose(f);
 }
@@ -223,6 +260,7 @@ static void report_counters(void)
 	report_file("/proc/net/psock");
 	report_file("/proc/net/sockstat");
 	report_file("/proc/sys/net/ipv4/tcp_mem");
+	report_tcp_aborts();
 }
 
 struct server {
