@@ -240,6 +240,7 @@ struct acceptor {
 	atomic_int	want_port;	/* the legitimate client's port */
 	atomic_int	got_fd;		/* its accepted connection, or -1 */
 	atomic_int	others;		/* other connections accepted */
+	int		streams;	/* the legitimate client's subflows */
 };
 
 static void *acceptor_main(void *arg)
@@ -303,7 +304,20 @@ static long legit_connect(struct __test_metadata *_metadata,
 		return -1;
 	}
 	EXPECT_EQ(0, psock_info(fd, &b));
-	EXPECT_EQ(STREAMS, b.h.stream_cnt);
+	/*
+	 * Its data subflows are SYNs like the flood's: where the flood
+	 * keeps TCP's queues full (LONG=1 on the debug kernel), TCP may
+	 * drop them all past the 2 * hello_timeout_ms a client waits for
+	 * its joins, and the connection is set up with fewer
+	 * (Documentation/psock.rst, "Listener under a flood").
+	 */
+	if (long_run()) {
+		EXPECT_LE(1, b.h.stream_cnt);
+		EXPECT_GE(STREAMS, b.h.stream_cnt);
+	} else {
+		EXPECT_EQ(STREAMS, b.h.stream_cnt);
+	}
+	a->streams = b.h.stream_cnt;
 	EXPECT_EQ(1, send(fd, "x", 1, 0));
 	for (i = 0; i < 500 && recv(a->got_fd, &c, 1, 0) != 1; i++)
 		usleep(10000);
@@ -398,8 +412,10 @@ static void one_round(struct __test_metadata *_metadata,
 	TH_LOG("%d flood connections in %ld ms: %d client hellos, %d refused, %d accepted",
 	       total, now_ms() - t0, st->chellos, st->refused,
 	       self->acc.others);
-	TH_LOG("server sockets at most %d (bound %d); Slab +%ld kB; legitimate client %ld ms",
-	       most, SERVER_BOUND, slab_max - slab0, legit);
+	TH_LOG("server sockets at most %d (bound %d); Slab +%ld kB",
+	       most, SERVER_BOUND, slab_max - slab0);
+	TH_LOG("legitimate client %ld ms, %d subflows", legit,
+	       self->acc.streams);
 	st->done = 2;
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_LE(most, SERVER_BOUND);

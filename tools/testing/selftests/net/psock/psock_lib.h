@@ -231,6 +231,21 @@ out:
 }
 
 /*
+ * Wrong data: where, and the 48 bytes read from there (a control
+ * message delivered as data shows its magic, "PSKT" = 50 53 4b 54).
+ */
+static inline void recv_report(const uint8_t *buf, ssize_t r, ssize_t i,
+			       size_t at)
+{
+	ssize_t k;
+
+	fprintf(stderr, "# byte %zu differs (%zd read in that call):", at, r);
+	for (k = i; k < r && k < i + 48; k++)
+		fprintf(stderr, " %02x", buf[k]);
+	fprintf(stderr, "\n");
+}
+
+/*
  * Receive until end of stream; check every byte against pattern @seed and
  * the total against @len.  0, an errno, or -1 for wrong data/length.
  */
@@ -255,7 +270,7 @@ static inline int recv_pattern(int fd, uint64_t seed, size_t len)
 			break;
 		for (i = 0; i < r; i++) {
 			if (buf[i] != pattern_next(&p)) {
-				fprintf(stderr, "# byte %zu differs\n", got + i);
+				recv_report(buf, r, i, got + i);
 				free(buf);
 				return -1;
 			}
