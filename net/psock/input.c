@@ -815,6 +815,13 @@ static int pstripe_recv_plain(struct pstripe_sock *ps, struct msghdr *msg,
 	/* An optimistic connection that turned striped: read it so. */
 	if (!ps->fallback)
 		return -EAGAIN;
+	/*
+	 * The server's first bytes, which say whether they are a hello,
+	 * were not there when pstripe_late_hello() looked: reading now
+	 * would take a hello that came since as data.  Wait for them.
+	 */
+	if (ps->late_hello)
+		return -EAGAIN;
 	/* An error a read that returned data left (pstripe_recvmsg()). */
 	if (READ_ONCE(ps_sk(ps)->sk_err))
 		return sock_error(ps_sk(ps));

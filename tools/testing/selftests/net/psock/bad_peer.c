@@ -1808,6 +1808,117 @@ TEST(late_server_hello_client_spoke)
 	late_shello(_metadata, 1);
 }
 
+#define BUSY_CONNS	150
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * The raw server of late_server_hello_busy_reader: @n connections, each
+ * answered 40 ms after its probe (twice the client's hello timeout) with
+ * a server hello and "pong" in one segment.  0 when all went so.
+ */
+static int busy_late_server(int lfd, int n)
+{
+	struct pollfd p = { .events = POLLPRI };
+	char probe, m[sizeof(struct hello) + 4];
+	struct hello h;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		p.fd = accept(lfd, NULL, NULL);
+		if (p.fd < 0 || poll(&p, 1, 5000) != 1 ||
+		    recv(p.fd, &probe, 1, MSG_OOB) != 1)
+			return 2;
+		usleep(40000);
+		hello_init(&h, T_SHELLO);
+		h.token = 0x7777;
+		memcpy(m, &h, sizeof(h));
+		memcpy(m + sizeof(h), "pong", 4);
+		if (send(p.fd, m, sizeof(m), 0) != sizeof(m))
+			return 3;
+		/* The client's hello of n = 0, then its close. */
+		p.events = POLLIN;
+		poll(&p, 1, 5000);
+		p.events = POLLPRI;
+		close(p.fd);
+	}
+	return 0;
+}
+
+/*
+ * The same late hello, read by a client that spins on recv(MSG_DONTWAIT)
+ * from the moment its connect() fell back: a hello that lands between
+ * the look for it and the read must still not be the application's.
+ * Before, the read took it as data ("PSKT..." where "pong" was due),
+ * when it came in that window.
+ */
+FIXTURE(busy)
+{
+	int unused;
+};
+
+FIXTURE_SETUP(busy)
+{
+}
+
+FIXTURE_TEARDOWN(busy)
+{
+}
+
+TEST_F_TIMEOUT(busy, late_server_hello_busy_reader, 300)
+{
+	int lfd, port, c, i, bad = 0, none = 0;
+	char buf[64];
+	pid_t pid;
+	FILE *f;
+
+	ASSERT_EQ(0, netns_lo());
+	f = fopen("/proc/sys/net/psock/hello_timeout_ms", "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "20\n");
+	ASSERT_EQ(0, fclose(f));
+	lfd = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	ASSERT_LE(0, lfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(busy_late_server(lfd, BUSY_CONNS));
+	for (i = 0; i < BUSY_CONNS; i++) {
+		double t0 = now_ms();
+		ssize_t r = -1;
+
+		c = socket(AF_INET, SOCK_STREAM, IPPROTO_PSOCK);
+		ASSERT_LE(0, c);
+		ASSERT_EQ(0, lo_connect(c, AF_INET, port));
+		while (now_ms() - t0 < 5000) {
+			r = recv(c, buf, sizeof(buf), MSG_DONTWAIT);
+			if (r >= 0 || errno != EAGAIN)
+				break;
+		}
+		if (r <= 0) {
+			none++;
+		} else if (memcmp(buf, "pong", r < 4 ? r : 4)) {
+			if (!bad++)
+				TH_LOG("connection %d read %zd bytes: %02x %02x %02x %02x",
+				       i, r, (uint8_t)buf[0], (uint8_t)buf[1],
+				       (uint8_t)buf[2], (uint8_t)buf[3]);
+		}
+		close(c);
+	}
+	TH_LOG("%d connections: %d read the hello as data, %d read nothing",
+	       BUSY_CONNS, bad, none);
+	EXPECT_EQ(0, bad);
+	EXPECT_EQ(0, none);
+	EXPECT_EQ(0, peer_status(pid));
+	close(lfd);
+}
+
 /*
  * A raw client that connects again and again and sends its client hello
  * one byte at a time, until *@stop (or @limit, should the test fail before
