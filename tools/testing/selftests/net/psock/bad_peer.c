@@ -1762,20 +1762,33 @@ static void late_server(int lfd, int app_first)
 	_exit(0);
 }
 
+/*
+ * A namespace of its own where PSOCK clients wait @hello_ms for a server
+ * hello, and a plain TCP listener for the raw server: its fd, or -1.
+ */
+static int late_setup(int hello_ms, int *port)
+{
+	FILE *f;
+
+	if (netns_lo())
+		return -1;
+	f = fopen("/proc/sys/net/psock/hello_timeout_ms", "w");
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", hello_ms);
+	if (fclose(f))
+		return -1;
+	return lo_listen(AF_INET, IPPROTO_TCP, port);
+}
+
 static void late_shello(struct __test_metadata *_metadata, int app_first)
 {
 	struct psock_info_buf info;
 	int lfd, port, c;
 	char buf[8];
 	pid_t pid;
-	FILE *f;
 
-	ASSERT_EQ(0, netns_lo());
-	f = fopen("/proc/sys/net/psock/hello_timeout_ms", "w");
-	ASSERT_NE(NULL, f);
-	fprintf(f, "100\n");
-	ASSERT_EQ(0, fclose(f));
-	lfd = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	lfd = late_setup(100, &port);
 	ASSERT_LE(0, lfd);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1876,14 +1889,8 @@ TEST_F_TIMEOUT(busy, late_server_hello_busy_reader, 300)
 	int lfd, port, c, i, bad = 0, none = 0;
 	char buf[64];
 	pid_t pid;
-	FILE *f;
 
-	ASSERT_EQ(0, netns_lo());
-	f = fopen("/proc/sys/net/psock/hello_timeout_ms", "w");
-	ASSERT_NE(NULL, f);
-	fprintf(f, "20\n");
-	ASSERT_EQ(0, fclose(f));
-	lfd = lo_listen(AF_INET, IPPROTO_TCP, &port);
+	lfd = late_setup(20, &port);
 	ASSERT_LE(0, lfd);
 	pid = fork();
 	ASSERT_LE(0, pid);
