@@ -397,8 +397,6 @@ static int hicn_create(struct net *net, struct socket *sock, int protocol,
 	if (!hicn_sk(sk)->face) {
 		if (sock->type == SOCK_PROD)
 			hicn_prod_release(hicn_sk(sk));
-		else
-			mem_cgroup_put(hicn_sk(sk)->cons.memcg);
 		err = -ENOMEM;
 		goto out_free;
 	}

@@ -29,14 +29,10 @@
  *
  * sock_i_ino() returns a u64 since 7.1 (an unsigned long before): proc.c
  * prints it as a u64, which is right on every kernel and needs nothing here.
- *
- * Not a version but a configuration: without CONFIG_MEMCG struct
- * mem_cgroup is opaque; hicn_memcg_hold() takes a reference where it is not.
  */
 #ifndef _NET_HICN_COMPAT_H
 #define _NET_HICN_COMPAT_H
 
-#include <linux/memcontrol.h>
 #include <linux/socket.h>
 #include <linux/sysctl.h>
 #include <linux/uidgid.h>
@@ -82,18 +78,5 @@ static inline struct nlattr **hicn_nl_dump_attrs(struct netlink_callback *cb)
 	return genl_dumpit_info(cb)->attrs;
 }
 #endif
-
-/*
- * Another reference to @memcg (one of ours, or NULL); mem_cgroup_put()
- * drops it.
- */
-static inline struct mem_cgroup *hicn_memcg_hold(struct mem_cgroup *memcg)
-{
-#ifdef CONFIG_MEMCG
-	if (memcg)
-		css_get(&memcg->css);
-#endif
-	return memcg;
-}
 
 #endif /* _NET_HICN_COMPAT_H */

@@ -37,12 +37,9 @@
  * it is what holds the window back: to four windows of segments, at most
  * net.ipv4.tcp_rmem's maximum (hicn_cons_rcvbuf_grow()).  A local
  * producer's bytes stay charged to its memory cgroup and netns (they are
- * references, not copies); segments from a UDP face are charged to the
- * consumer's memory cgroup: the cgroup of the process that created the
- * socket, which the pump makes the active one whoever runs it (the
- * reader, another process the socket was passed to, or the work), so
- * that the PIT entries of its interests carry it and the face's rx work
- * allocates their data there (pit.c).  The ring is charged there too.
+ * references, not copies); segments from a UDP face are charged where
+ * the face's rx work allocated them; the ring is charged to the
+ * consumer's memory cgroup.
  *
  * Who drives it: the reader (recvmsg) runs the pump itself; when no reader
  * is there (non-blocking use, poll, a subscription waiting), a delayed
@@ -66,7 +63,6 @@
  */
 
 #include <linux/ktime.h>
-#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
@@ -859,7 +855,7 @@ static void hicn_cons_arm_deadline(struct hicn_sock *hs)
  * clears the flag) is acted on by the pump; data after it arms the work
  * and wakes readers itself.  Readers are woken once per pump.
  */
-static void __hicn_cons_pump(struct hicn_sock *hs)
+static void hicn_cons_pump(struct hicn_sock *hs)
 {
 	struct hicn_cons *c = &hs->cons;
 	bool wake = false, send, retx, remote;
@@ -904,15 +900,6 @@ static void __hicn_cons_pump(struct hicn_sock *hs)
 		hs->sk.sk_data_ready(&hs->sk);
 }
 
-/* The pump, charging the consumer's memory cgroup (see the top). */
-static void hicn_cons_pump(struct hicn_sock *hs)
-{
-	struct mem_cgroup *old = set_active_memcg(hs->cons.memcg);
-
-	__hicn_cons_pump(hs);
-	set_active_memcg(old);
-}
-
 static void hicn_cons_work(struct work_struct *work)
 {
 	struct hicn_cons *c = container_of(to_delayed_work(work),
@@ -942,8 +929,6 @@ void hicn_cons_init(struct hicn_sock *hs)
 	hicn_cc_init(&c->cc);
 	c->state = HICN_F_IDLE;
 	INIT_DELAYED_WORK(&c->work, hicn_cons_work);
-	/* socket(): the process's, or the cgroup a kernel caller set. */
-	c->memcg = get_mem_cgroup_from_mm(NULL);
 }
 
 /* The socket is closing: drop the fetch and its PIT entries. */
@@ -963,8 +948,6 @@ void hicn_cons_release(struct hicn_sock *hs)
 	c->ring = NULL;
 	spin_unlock_bh(&c->lock);
 	kvfree(ring);
-	mem_cgroup_put(c->memcg);
-	c->memcg = NULL;
 }
 
 /* An option changed: send what may be sent now (lock_sock held). */

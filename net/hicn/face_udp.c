@@ -52,7 +52,6 @@
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/jhash.h>
-#include <linux/sched/mm.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -642,22 +641,19 @@ static void hicn_udp_rx_raw_data(struct hicn_udp_face *uf,
 {
 	struct hicn_net *hn = hicn_pernet(uf->l->net);
 	u32 len = p->ah_len + p->payload_len;
-	struct mem_cgroup *memcg = NULL, *old;
 	struct hicn_data d = {};
 	struct hicn_obj *obj;
 
 	/* Nothing is allocated for data no interest sent here asked for. */
-	if (!hicn_pit_solicited(hn, key, uf->face, &memcg)) {
+	if (!hicn_pit_solicited(hn, key, uf->face)) {
 		hicn_udp_unsolicited(hn, uf->face);
 		return;
 	}
-	/* Charged to the consumer that asked (pit.c), its CS entry too. */
-	old = set_active_memcg(memcg);
 	/* An empty one too: it is an answer, and the CS keeps objects. */
 	obj = hicn_obj_alloc(len, len ?: 1);
 	if (!obj) {
 		hicn_udp_drop(uf, HICN_A_FACE_DROPS_NOMEM);
-		goto out;
+		return;
 	}
 	/* The AH, when there is one, sits right before the payload. */
 	if (len)
@@ -674,9 +670,6 @@ static void hicn_udp_rx_raw_data(struct hicn_udp_face *uf,
 		d.expires = jiffies + msecs_to_jiffies(p->lifetime) ?: 1;
 	hicn_fwd_data(uf->face, &d);
 	hicn_obj_put(obj);
-out:
-	set_active_memcg(old);
-	mem_cgroup_put(memcg);
 }
 
 /* The PIT key a data packet answers, from its suffix and our header. */
@@ -710,18 +703,17 @@ static int hicn_udp_data_key(const struct hicn_wire_pkt *p,
  */
 static int hicn_udp_data_keys(struct hicn_net *hn, struct hicn_face *face,
 			      const struct hicn_key *full,
-			      struct hicn_key keys[2],
-			      struct mem_cgroup **memcg)
+			      struct hicn_key keys[2])
 {
 	int n = 0;
 
-	if (hicn_pit_solicited(hn, full, face, memcg))
+	if (hicn_pit_solicited(hn, full, face))
 		keys[n++] = *full;
 	if (full->kind == HICN_I_EXACT || full->kind == HICN_I_NEXT) {
 		keys[n] = *full;
 		keys[n].kind |= HICN_KEY_WIRE;
 		keys[n].ver = hicn_wire_ver(full->ver);
-		if (hicn_pit_solicited(hn, &keys[n], face, memcg))
+		if (hicn_pit_solicited(hn, &keys[n], face))
 			n++;
 	}
 	return n;
@@ -731,7 +723,6 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 			     const struct hicn_wire_pkt *p, const u8 *buf)
 {
 	struct hicn_net *hn = hicn_pernet(uf->l->net);
-	struct mem_cgroup *memcg = NULL, *old;
 	struct hicn_face *face = uf->face;
 	struct hicn_key full, keys[2];
 	struct hicn_wire_thdr th;
@@ -750,19 +741,17 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 		return;
 	}
 	/* Nothing is allocated for data no interest sent here asked for. */
-	n = hicn_udp_data_keys(hn, face, &full, keys, &memcg);
+	n = hicn_udp_data_keys(hn, face, &full, keys);
 	if (!n) {
 		hicn_udp_unsolicited(hn, face);
 		return;
 	}
-	/* Charged to the consumer that asked (pit.c), its CS entry too. */
-	old = set_active_memcg(memcg);
 	if (th.len) {
 		/* The object's segment size, which a relay passes on. */
 		obj = hicn_obj_alloc(th.len, th.seg_size);
 		if (!obj) {
 			hicn_udp_drop(uf, HICN_A_FACE_DROPS_NOMEM);
-			goto out;
+			return;
 		}
 		memcpy(obj->data, buf + p->payload_off + HICN_WIRE_THDR_LEN,
 		       th.len);
@@ -790,9 +779,6 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 		hicn_fwd_data(face, &d);
 	}
 	hicn_obj_put(obj);
-out:
-	set_active_memcg(old);
-	mem_cgroup_put(memcg);
 }
 
 /* One name an interest asks for enters the forwarder. */

@@ -154,7 +154,7 @@ void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d)
 
 	atomic64_inc(&hn->stats.data);
 	atomic64_inc(&face->stats.data_in);
-	if (!hicn_pit_solicited(hn, &d->ikey, face, NULL)) {
+	if (!hicn_pit_solicited(hn, &d->ikey, face)) {
 		atomic64_inc(&hn->stats.unsolicited);
 		atomic64_inc(&face->stats.unsolicited);
 		return;

@@ -716,7 +716,6 @@ struct hicn_cons {
 	bool			armed;
 	unsigned long		next_run;
 	struct delayed_work	work;
-	struct mem_cgroup	*memcg;	/* the creator's, a reference; set once */
 };
 
 /**
@@ -815,7 +814,6 @@ struct hicn_prod {
 	bool			armed;
 	unsigned long		next_run;
 	struct delayed_work	work;
-	struct mem_cgroup	*memcg;	/* the creator's, a reference; set once */
 };
 
 /**
@@ -1008,7 +1006,7 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		    struct hicn_face *face, unsigned long lifetime,
 		    struct hicn_face *out, u8 hops, bool *forward);
 bool hicn_pit_solicited(struct hicn_net *hn, const struct hicn_key *key,
-			const struct hicn_face *from, struct mem_cgroup **memcg);
+			const struct hicn_face *from);
 void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d,
 		      const struct hicn_face *from);
 void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,

@@ -23,12 +23,7 @@
  * peer spends its face's quota, never root's nor another peer's.
  *
  * Entries and in-records are charged to the memory cgroup of the task
- * that sent the interest (__GFP_ACCOUNT; a consumer's pump charges its
- * socket's).  An entry also keeps a reference to that cgroup: data that
- * comes for it from another host is allocated there by the face's rx work
- * (hicn_pit_solicited()), as TCP charges received data to the receiving
- * socket's cgroup.  Entries a face to another host made keep none (its
- * rx work's own).
+ * that sent the interest (__GFP_ACCOUNT).
  *
  * Failover: when faces go down or away (hicn_pit_fail_faces()), an entry
  * whose interest went to them alone is taken out of the table, its
@@ -99,8 +94,6 @@ struct hicn_pit_in {
  * @out: out-records (struct hicn_pit_in)
  * @hops: the hop limit the interest last left with (a failover sends it
  *	again with it)
- * @memcg: the memory cgroup of the interest that made it (a reference),
- *	or NULL; set at creation, freed with the entry
  */
 struct hicn_pit_entry {
 	struct hlist_node	node;
@@ -109,24 +102,7 @@ struct hicn_pit_entry {
 	struct list_head	in;
 	struct list_head	out;
 	u8			hops;
-	struct mem_cgroup	*memcg;
 };
-
-static void hicn_pit_entry_free(struct hicn_pit_entry *e)
-{
-	mem_cgroup_put(e->memcg);
-	kfree(e);
-}
-
-/*
- * A reference to the memory cgroup charges go to now: the active one (a
- * consumer's pump sets its socket's), else the task's; none in softirq,
- * where current is any task that was interrupted.
- */
-static struct mem_cgroup *hicn_pit_memcg_now(void)
-{
-	return in_task() ? get_mem_cgroup_from_mm(NULL) : NULL;
-}
 
 static u32 hicn_key_hash(const struct hicn_key *key, unsigned int bits)
 {
@@ -266,7 +242,7 @@ static struct hicn_pit_entry *hicn_pit_find_live(struct hicn_net *hn,
 	e = hicn_pit_find(hn, key);
 	if (e && time_after(jiffies, e->expires)) {
 		hicn_pit_unlink(hn, e, stale);
-		hicn_pit_entry_free(e);
+		kfree(e);
 		hn->stats.pit_expired++;
 		e = NULL;
 	}
@@ -308,8 +284,7 @@ static bool hicn_pit_retransmit(struct hicn_net *hn, struct hicn_pit_entry *e,
  */
 static struct hicn_pit_entry *hicn_pit_entry_add(struct hicn_net *hn,
 						 const struct hicn_key *key,
-						 unsigned long expires,
-						 struct mem_cgroup **memcg)
+						 unsigned long expires)
 {
 	struct hicn_pit_entry *e;
 
@@ -323,8 +298,6 @@ static struct hicn_pit_entry *hicn_pit_entry_add(struct hicn_net *hn,
 		return ERR_PTR(-ENOMEM);
 	e->key = *key;
 	e->expires = expires;
-	e->memcg = *memcg;
-	*memcg = NULL;
 	INIT_LIST_HEAD(&e->in);
 	INIT_LIST_HEAD(&e->out);
 	hlist_add_head(&e->node, &hn->pit[hicn_key_hash(key, HICN_PIT_BITS)]);
@@ -370,7 +343,6 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 	struct hicn_pit_entry *e, *new_e = NULL;
 	struct hicn_pit_in *new_in, *new_out;
 	struct hicn_pit_user *user;
-	struct mem_cgroup *memcg;
 	LIST_HEAD(stale);
 	int err;
 
@@ -381,9 +353,6 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 		kfree(new_out);
 		return -ENOMEM;
 	}
-	/* Faces to other hosts charge their rx work: nothing to keep. */
-	memcg = face->ops->kind == HICN_FACE_KIND_CONSUMER ?
-		hicn_pit_memcg_now() : NULL;
 
 	spin_lock_bh(&hn->pit_lock);
 	e = hicn_pit_find_live(hn, key, &stale);
@@ -399,7 +368,7 @@ int hicn_pit_insert(struct hicn_net *hn, const struct hicn_key *key,
 	if (err)
 		goto out;
 	if (!e) {
-		new_e = hicn_pit_entry_add(hn, key, expires, &memcg);
+		new_e = hicn_pit_entry_add(hn, key, expires);
 		if (IS_ERR(new_e)) {
 			err = PTR_ERR(new_e);
 			new_e = NULL;
@@ -422,7 +391,6 @@ out:
 	spin_unlock_bh(&hn->pit_lock);
 	kfree(new_in);
 	kfree(new_out);
-	mem_cgroup_put(memcg);
 	hicn_pit_free_in(&stale);
 	if (new_e)
 		hicn_gc_kick(hn);
@@ -447,15 +415,12 @@ static bool hicn_pit_sent_to(struct hicn_pit_entry *e,
  * @hn: the namespace's AF_HICN state
  * @key: the interest the data answers
  * @from: the face it came from, NULL for the content store
- * @memcg: NULL, or where to put a reference to the memory cgroup of the
- *	entry's interest (NULL when it has none) when it is accepted, unless
- *	*@memcg holds one already; the caller drops it (mem_cgroup_put())
  *
  * Return: true when an entry waits for @key and its interest went to
  * @from (any entry, for the content store).
  */
 bool hicn_pit_solicited(struct hicn_net *hn, const struct hicn_key *key,
-			const struct hicn_face *from, struct mem_cgroup **memcg)
+			const struct hicn_face *from)
 {
 	struct hicn_pit_entry *e;
 	bool ok;
@@ -463,8 +428,6 @@ bool hicn_pit_solicited(struct hicn_net *hn, const struct hicn_key *key,
 	spin_lock_bh(&hn->pit_lock);
 	e = hicn_pit_find(hn, key);
 	ok = e && (!from || hicn_pit_sent_to(e, from));
-	if (ok && memcg && !*memcg)
-		*memcg = hicn_memcg_hold(e->memcg);
 	spin_unlock_bh(&hn->pit_lock);
 	return ok;
 }
@@ -493,7 +456,7 @@ void hicn_pit_satisfy(struct hicn_net *hn, const struct hicn_data *d,
 
 	if (!e)
 		return;
-	hicn_pit_entry_free(e);
+	kfree(e);
 	list_for_each_entry(in, &list, node)
 		if (in->user) {
 			atomic64_inc(&in->face->stats.data_out);
@@ -537,7 +500,7 @@ void hicn_pit_cancel(struct hicn_net *hn, const struct hicn_key *key,
 	}
 	spin_unlock_bh(&hn->pit_lock);
 
-	hicn_pit_entry_free(e);
+	kfree(e);
 	hicn_pit_free_in(&outs);
 	if (found) {
 		hicn_face_put(found->face);
@@ -572,7 +535,7 @@ bool hicn_pit_gc(struct hicn_net *hn)
 			if (time_after(jiffies, e->expires)) {
 				hicn_pit_unlink(hn, e, &list);
 				hn->stats.pit_expired++;
-				hicn_pit_entry_free(e);
+				kfree(e);
 			}
 		}
 	}
@@ -610,7 +573,7 @@ static bool hicn_pit_fail_entry(struct hicn_net *hn, struct hicn_pit_entry *e,
 	}
 	if (list_empty(&e->in)) {
 		hicn_pit_unlink(hn, e, list);
-		hicn_pit_entry_free(e);
+		kfree(e);
 		return false;
 	}
 	list_for_each_entry(rec, &e->out, node)
@@ -646,7 +609,7 @@ static void hicn_pit_fail_tell(struct hicn_pit_entry *e)
 			in->face->ops->fail(in->face, &e->key);
 	hicn_pit_free_in(&e->in);
 	hicn_pit_free_in(&e->out);
-	hicn_pit_entry_free(e);
+	kfree(e);
 }
 
 /*
@@ -834,7 +797,7 @@ void hicn_pit_flush(struct hicn_net *hn)
 	for (i = 0; i < ARRAY_SIZE(hn->pit); i++) {
 		hlist_for_each_entry_safe(e, tmp, &hn->pit[i], node) {
 			hicn_pit_unlink(hn, e, &list);
-			hicn_pit_entry_free(e);
+			kfree(e);
 		}
 	}
 	spin_unlock_bh(&hn->pit_lock);

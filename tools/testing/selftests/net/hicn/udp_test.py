@@ -315,7 +315,6 @@ def main():
         tap(fc6["format"] == "compact" and fc6["data-in"] >= NSEG,
             f"it came through the IPv6 face ({fc6['data-in']} data)")
 
-    memcg_charged(c, big)
     hostile(c, p, big, f6)
 
     # Deleting faces and listeners.
@@ -345,68 +344,6 @@ def main():
 
     print(f"1..{ntest}", flush=True)
     return 1 if failed else 0
-
-
-CG_ROOT = "/sys/fs/cgroup"
-
-
-def cg_slab(d):
-    """Bytes of slab charged to cgroup @d, after a stats flush (2 s at
-    the latest)."""
-    time.sleep(2.5)
-    with open(f"{d}/memory.stat") as f:
-        for line in f:
-            k, v = line.split()
-            if k == "slab":
-                return int(v)
-    return -1
-
-
-def memcg_child(d, big):
-    """In a fork: join cgroup @d, fetch the object from P in C."""
-    try:
-        with open(f"{d}/cgroup.procs", "w") as f:
-            f.write("0")
-        enter(NS_C)
-        os._exit(0 if fetch("b001:a:b:c::1") == big else 1)
-    except BaseException:
-        os._exit(2)
-
-
-def memcg_charged(c, big):
-    """Segments from a UDP face are charged to the memory cgroup of the
-    consumer that asked for them (Documentation/hicn-api.rst, "Memory
-    cgroups"), with the content-store entries they fill: a process in a
-    cgroup of its own fetches the object through C's face (its CS
-    flushed), and the cgroup's slab grows by about the object's size,
-    which the CS keeps after the process exits.  Before, they were
-    charged to the face's rx work, and the cgroup held only its PIT
-    entries."""
-    global ntest
-    with open(f"{CG_ROOT}/cgroup.controllers") as f:
-        if "memory" not in f.read().split():
-            ntest += 1
-            print(f"ok {ntest} # SKIP no cgroup v2 memory controller",
-                  flush=True)
-            return
-    with open(f"{CG_ROOT}/cgroup.subtree_control", "w") as f:
-        f.write("+memory")
-    d = f"{CG_ROOT}/hicn_udp_{os.getpid()}"
-    os.mkdir(d)
-    with c as y:
-        y.do("cs-flush", {})
-    before = cg_slab(d)
-    pid = os.fork()
-    if pid == 0:
-        memcg_child(d, big)
-    _, st = os.waitpid(pid, 0)
-    after = cg_slab(d)
-    os.rmdir(d)
-    tap(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0 and
-        after - before >= len(big),
-        f"the consumer's memory cgroup is charged for the {OBJ_MIB} MiB "
-        f"that came through the face (slab +{after - before} bytes, "
-        f"fetch status {st})")
 
 
 def pkt6(interest, name, suffix, payload=b"", lifetime=500, src="fd00:77::1"):
