@@ -1009,11 +1009,10 @@ static void pstripe_linger_wait(struct pstripe_sock *ps, long timeout)
 {
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	struct sock *sk = ps_sk(ps);
-	long timeo = timeout;
 
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (timeo && !pstripe_linger_done(ps) && !signal_pending(current))
-		sk_wait_event(sk, &timeo, pstripe_linger_done(ps), &wait);
+	while (timeout && !pstripe_linger_done(ps) && !signal_pending(current))
+		sk_wait_event(sk, &timeout, pstripe_linger_done(ps), &wait);
 	remove_wait_queue(sk_sleep(sk), &wait);
 }
 
