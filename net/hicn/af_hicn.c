@@ -60,8 +60,10 @@
  */
 
 #include <linux/capability.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/sizes.h>
 #include <linux/socket.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -73,11 +75,52 @@ module_param_named(family, hicn_family, int, 0444);
 MODULE_PARM_DESC(family, "address family number to register (default "
 		 __stringify(AF_HICN) ", must be free and below AF_MAX)");
 
+/*
+ * Protocol memory, as net.ipv4.udp_mem is UDP's: the segments consumers
+ * hold for their readers, in pages, counted for every consumer of every
+ * namespace and charged to each one's memory cgroup as socket memory.
+ * It is kept in a kernel socket of its own per consumer (hicn_rcv_proto,
+ * consumer.c), not in the user's socket, whose sk_forward_alloc
+ * SO_RESERVE_MEM changes under lock_sock() alone where the kernel allows
+ * it for any protocol that counts memory (6.1).  /proc/net/protocols
+ * shows it as HICN_RCV.  Limits: a module parameter (root only), set at
+ * load as udp_mem's defaults are.
+ */
+static atomic_long_t hicn_memory_allocated;
+static DEFINE_PER_CPU(int, hicn_memory_per_cpu_fw_alloc);
+static long hicn_mem[3];
+module_param_array_named(mem, hicn_mem, long, NULL, 0644);
+MODULE_PARM_DESC(mem,
+		 "pages consumers may hold: no pressure, pressure, hard limit");
+/* What a consumer may always hold, under pressure too (tcp_rmem[0]). */
+static int hicn_rmem_min[3] = { SZ_4K, SZ_4K, SZ_4K };
+
 struct proto hicn_proto = {
 	.name		= "HICN",
 	.owner		= THIS_MODULE,
 	.obj_size	= sizeof(struct hicn_sock),
 };
+
+struct proto hicn_rcv_proto = {
+	.name			= "HICN_RCV",
+	.owner			= THIS_MODULE,
+	.obj_size		= sizeof(struct sock),
+	.memory_allocated	= &hicn_memory_allocated,
+	.per_cpu_fw_alloc	= &hicn_memory_per_cpu_fw_alloc,
+	.sysctl_mem		= hicn_mem,
+	.sysctl_rmem		= hicn_rmem_min,
+};
+
+static void __init hicn_mem_init(void)
+{
+	unsigned long limit = max(nr_free_buffer_pages() / 8, 128UL);
+
+	if (hicn_mem[2])
+		return;		/* given at load */
+	hicn_mem[0] = limit / 4 * 3;
+	hicn_mem[1] = limit;
+	hicn_mem[2] = hicn_mem[0] * 2;
+}
 
 static int hicn_release(struct socket *sock)
 {
@@ -388,7 +431,7 @@ static int hicn_create(struct net *net, struct socket *sock, int protocol,
 	if (sock->type == SOCK_PROD)
 		err = hicn_prod_init(hicn_sk(sk));
 	else
-		hicn_cons_init(hicn_sk(sk));
+		err = hicn_cons_init(hicn_sk(sk));
 	if (err)
 		goto out_free;
 	hicn_sk(sk)->face = hicn_face_create(net, sock->type == SOCK_PROD ?
@@ -397,6 +440,8 @@ static int hicn_create(struct net *net, struct socket *sock, int protocol,
 	if (!hicn_sk(sk)->face) {
 		if (sock->type == SOCK_PROD)
 			hicn_prod_release(hicn_sk(sk));
+		else
+			hicn_cons_release(hicn_sk(sk));
 		err = -ENOMEM;
 		goto out_free;
 	}
@@ -440,10 +485,16 @@ static int __init hicn_init(void)
 	if (err)
 		goto err_cs;
 
+	hicn_mem_init();
 	err = proto_register(&hicn_proto, 1);
 	if (err) {
 		pr_err("proto_register failed: %d\n", err);
 		goto err_udp;
+	}
+	err = proto_register(&hicn_rcv_proto, 0);
+	if (err) {
+		pr_err("proto_register failed: %d\n", err);
+		goto err_proto_sk;
 	}
 
 	err = hicn_pernet_init();
@@ -481,6 +532,8 @@ err_link:
 err_pernet:
 	hicn_pernet_exit();
 err_proto:
+	proto_unregister(&hicn_rcv_proto);
+err_proto_sk:
 	proto_unregister(&hicn_proto);
 err_udp:
 	hicn_udp_exit();
@@ -497,6 +550,7 @@ static void __exit hicn_exit(void)
 	hicn_netlink_exit();
 	hicn_link_exit();
 	hicn_pernet_exit();
+	proto_unregister(&hicn_rcv_proto);
 	proto_unregister(&hicn_proto);
 	hicn_udp_exit();	/* drains the faces' tx works */
 	rcu_barrier();	/* FIB entries and faces are freed by call_rcu() */

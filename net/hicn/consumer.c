@@ -35,11 +35,15 @@
  * and HICN_PACKET_SIZE are.  The buffer starts at net.core.rmem_default
  * and, unless the application sets SO_RCVBUF, grows as TCP's does when
  * it is what holds the window back: to four windows of segments, at most
- * net.ipv4.tcp_rmem's maximum (hicn_cons_rcvbuf_grow()).  A local
- * producer's bytes stay charged to its memory cgroup and netns (they are
- * references, not copies); segments from a UDP face are charged where
- * the face's rx work allocated them; the ring is charged to the
- * consumer's memory cgroup.
+ * net.ipv4.tcp_rmem's maximum (hicn_cons_rcvbuf_grow()).  Like the bytes
+ * in a TCP socket's receive queue, they are also counted in the
+ * protocol's memory (hicn_rcv_proto, limited by the "mem" parameter)
+ * and charged to the consumer's memory cgroup as socket memory until
+ * read, whoever delivers them (hicn_cons_rmem_schedule()).  The pages
+ * themselves stay charged where they were allocated: a local producer's
+ * to its memory cgroup (they are references, not copies), a UDP face's
+ * to its rx work, as the content store keeps them after the read; the
+ * ring is charged to the consumer's memory cgroup.
  *
  * Who drives it: the reader (recvmsg) runs the pump itself; when no reader
  * is there (non-blocking use, poll, a subscription waiting), a delayed
@@ -156,6 +160,32 @@ static void hicn_cons_slot_fill(struct hicn_sock *hs, struct hicn_slot *slot,
 	slot->len = d->len;
 	slot->state = HICN_SLOT_READY;
 	atomic_add(slot->len, &hs->sk.sk_rmem_alloc);
+	atomic_add(slot->len, &hs->cons.rcv->sk_rmem_alloc);
+	sk_mem_charge(hs->cons.rcv, slot->len);
+}
+
+/*
+ * May the consumer hold @d's bytes for its reader?  As a UDP or TCP
+ * socket's receive queue: they are counted in the protocol's memory
+ * (hicn_rcv_proto, the "mem" module parameter) and charged to the memory
+ * cgroup of the socket's creator (hicn_cons.rcv's sk_memcg), whichever
+ * context delivers them.  Refused past the protocol's hard limit: the
+ * data is dropped (sk_drops) and its interest sent again, as a packet
+ * TCP drops is.  The caller holds hicn_cons.lock, with BH off: the cgroup
+ * is charged without reclaim, as TCP's receive path charges it.
+ */
+static bool hicn_cons_rmem_schedule(struct hicn_sock *hs,
+				    const struct hicn_data *d)
+{
+	struct sock *rcv = hs->cons.rcv;
+	int len = d->len;
+
+	lockdep_assert_held(&hs->cons.lock);
+	if (len <= rcv->sk_forward_alloc ||
+	    __sk_mem_schedule(rcv, len, SK_MEM_RECV))
+		return true;
+	atomic_inc(&hs->sk.sk_drops);
+	return false;
 }
 
 /* Empty @slot, uncharging what it held (hicn_cons.lock held). */
@@ -164,6 +194,8 @@ static void hicn_cons_slot_clear(struct hicn_sock *hs, struct hicn_slot *slot)
 	lockdep_assert_held(&hs->cons.lock);
 	if (slot->state == HICN_SLOT_READY) {
 		atomic_sub(slot->len, &hs->sk.sk_rmem_alloc);
+		atomic_sub(slot->len, &hs->cons.rcv->sk_rmem_alloc);
+		sk_mem_uncharge(hs->cons.rcv, slot->len);
 		hicn_obj_put(slot->obj);
 	}
 	hicn_cons_unpend(&hs->cons, slot);
@@ -457,6 +489,8 @@ static bool hicn_cons_data_first(struct hicn_sock *hs,
 		hicn_cons_fail(hs, ENOENT);
 		return true;
 	}
+	if (!hicn_cons_rmem_schedule(hs, d))
+		return false;
 	c->ver = d->key.ver;
 	c->nsegs = d->final_seg + 1;
 	c->obj_len = d->obj_len;
@@ -497,6 +531,8 @@ static bool hicn_cons_data_seg(struct hicn_sock *hs, const struct hicn_data *d)
 		}
 		return true;
 	}
+	if (!hicn_cons_rmem_schedule(hs, d))
+		return false;
 	if (slot->early && hicn_cc_spurious(&c->cc, slot->sent_ns))
 		hicn_count(&hs->info.hi_spurious_retx, 1);
 	hicn_cons_data_fill(hs, slot, slot, !slot->tries, d);
@@ -917,10 +953,15 @@ static void hicn_cons_work(struct work_struct *work)
 	release_sock(&hs->sk);
 }
 
-void hicn_cons_init(struct hicn_sock *hs)
+int hicn_cons_init(struct hicn_sock *hs)
 {
 	struct hicn_cons *c = &hs->cons;
 
+	/* In the creator's context: the memory cgroup is the creator's. */
+	c->rcv = sk_alloc(sock_net(&hs->sk), hs->sk.sk_family, GFP_KERNEL,
+			  &hicn_rcv_proto, 1);
+	if (!c->rcv)
+		return -ENOMEM;
 	spin_lock_init(&c->lock);
 	hicn_cons_unpend_all(c);
 	c->lifetime_ms = HICN_LIFETIME_DEFAULT;
@@ -929,6 +970,7 @@ void hicn_cons_init(struct hicn_sock *hs)
 	hicn_cc_init(&c->cc);
 	c->state = HICN_F_IDLE;
 	INIT_DELAYED_WORK(&c->work, hicn_cons_work);
+	return 0;
 }
 
 /* The socket is closing: drop the fetch and its PIT entries. */
@@ -946,8 +988,14 @@ void hicn_cons_release(struct hicn_sock *hs)
 	spin_lock_bh(&c->lock);
 	ring = c->ring;
 	c->ring = NULL;
+	/* Every slot is empty: the protocol and the cgroup get it all back. */
+	sk_mem_reclaim_final(c->rcv);
+	WARN_ON_ONCE(c->rcv->sk_forward_alloc ||
+		     atomic_read(&c->rcv->sk_rmem_alloc));
 	spin_unlock_bh(&c->lock);
 	kvfree(ring);
+	sk_free(c->rcv);
+	c->rcv = NULL;
 }
 
 /* An option changed: send what may be sent now (lock_sock held). */

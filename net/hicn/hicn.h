@@ -677,6 +677,10 @@ enum hicn_fetch_state {
  * @armed: @work is queued to run at @next_run
  * @next_run: jiffies
  * @work: runs the pump (retransmission, window refill) when no reader does
+ * @rcv: a kernel socket that counts the segments held for the reader in
+ *	the protocol's memory and the creator's memory cgroup
+ *	(hicn_cons_rmem_schedule()); its sk_forward_alloc and sk_rmem_alloc
+ *	are protected by @lock
  */
 struct hicn_cons {
 	spinlock_t		lock;	/* protects the fetch state */
@@ -716,6 +720,7 @@ struct hicn_cons {
 	bool			armed;
 	unsigned long		next_run;
 	struct delayed_work	work;
+	struct sock		*rcv;
 };
 
 /**
@@ -860,6 +865,7 @@ static inline void hicn_count(u64 *counter, u64 n)
 /* af_hicn.c */
 extern int hicn_family;
 extern struct proto hicn_proto;
+extern struct proto hicn_rcv_proto;
 int hicn_addr_check(const struct sock *sk,
 		    const struct sockaddr_unsized *uaddr, int len,
 		    struct sockaddr_hicn *name);
@@ -1053,7 +1059,7 @@ __poll_t hicn_prod_poll(struct sock *sk);
 
 /* consumer.c */
 extern const struct hicn_face_ops hicn_cons_face_ops;
-void hicn_cons_init(struct hicn_sock *hs);
+int hicn_cons_init(struct hicn_sock *hs);
 void hicn_cons_release(struct hicn_sock *hs);
 int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		      int len, int flags);

@@ -7,7 +7,10 @@
  * - each published version's descriptor (struct hicn_obj), also for an
  *   empty object, where no payload is charged (GFP_KERNEL_ACCOUNT);
  * - each PIT entry and in-record a consumer's interest creates;
- * - each content-store entry a consumer's fetch fills.
+ * - each content-store entry a consumer's fetch fills;
+ * - the segments a consumer holds for its reader, as socket memory
+ *   (memory.stat "sock"), as a TCP socket's receive queue is, and in the
+ *   protocol's memory (/proc/net/protocols).
  *
  * Memory cgroup statistics are flushed every 2 s at the latest: each
  * reading waits that long.  Skipped without cgroup v2's memory controller.
@@ -29,8 +32,12 @@
 #define NVERSIONS	4096
 #define NCONS		800
 
-/* Bytes of slab charged to the cgroup @dir, after a stats flush. */
-static long long cg_slab(const char *dir)
+#ifndef SO_RESERVE_MEM
+#define SO_RESERVE_MEM	73
+#endif
+
+/* Line @key of the cgroup @dir's memory.stat, after a stats flush. */
+static long long cg_stat(const char *dir, const char *want)
 {
 	char path[256], key[64];
 	long long v, found = -1;
@@ -42,13 +49,79 @@ static long long cg_slab(const char *dir)
 	if (!f)
 		return -1;
 	while (fscanf(f, "%63s %lld", key, &v) == 2) {
-		if (!strcmp(key, "slab")) {
+		if (!strcmp(key, want)) {
 			found = v;
 			break;
 		}
 	}
 	fclose(f);
 	return found;
+}
+
+static long long cg_slab(const char *dir)
+{
+	return cg_stat(dir, "slab");
+}
+
+/*
+ * Pages of protocol memory /proc/net/protocols shows for HICN_RCV (the
+ * consumers' segments), or -2.
+ */
+static long long proto_memory(void)
+{
+	char line[512], name[32];
+	long long v, found = -2;
+	FILE *f = fopen("/proc/net/protocols", "r");
+
+	if (!f)
+		return -2;
+	/* protocol size sockets memory press ... */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%31s %*d %*d %lld", name, &v) == 2 &&
+		    !strcmp(name, "HICN_RCV")) {
+			found = v;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A consumer of a @len-byte object published by @prod, connected without
+ * a read: the local producer answers at once, so the window fills the
+ * receive buffer now.  Its fd, blocking; the bytes it holds in @rmem.
+ */
+static int cons_filled(int prod, char *buf, size_t len, long long *rmem)
+{
+	struct hicn_info hi;
+	int c;
+
+	ht_fill(buf, len, 77);
+	if (ht_publish(prod, HT_NAME, buf, len, 0) != (ssize_t)len)
+		return -1;
+	c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK, CONS_REL);
+	if (c < 0 || ht_connect(c, HT_NAME, 0) || ht_info(c, &hi) ||
+	    fcntl(c, F_SETFL, 0))
+		return -1;
+	*rmem = hi.hi_rmem;
+	return c;
+}
+
+/* The object read whole from @c: intact? */
+static int cons_intact(int c, char *buf, size_t len)
+{
+	char *want = malloc(len);
+	ssize_t n;
+	int ok;
+
+	if (!want)
+		return 0;
+	ht_fill(want, len, 77);
+	n = ht_read_stream(c, buf, len, 65536);
+	ok = n == (ssize_t)len && !memcmp(buf, want, len);
+	free(want);
+	return ok;
 }
 
 FIXTURE(cg)
@@ -155,6 +228,59 @@ TEST_F(cg, cs_charged)
 	EXPECT_LE(64 * entries, after - before);
 	close(prod);
 	free(buf);
+}
+
+/*
+ * Segments a consumer holds for its reader are socket memory of its
+ * cgroup while they wait, and counted in the protocol's memory; reading
+ * them and closing gives it all back.  Before: "sock" stayed 0 and the
+ * protocol had no memory counter (-1).
+ */
+TEST_F(cg, rcvbuf_is_socket_memory)
+{
+	size_t len = 2 << 20;
+	char *buf = malloc(len);
+	long long rmem = 0, sock, pmem, after;
+	int prod, c;
+
+	ASSERT_NE(NULL, buf);
+	prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, prod);
+	c = cons_filled(prod, buf, len, &rmem);
+	ASSERT_LE(0, c);
+	pmem = proto_memory();
+	sock = cg_stat(self->dir, "sock");
+	TH_LOG("%lld bytes buffered: sock %lld, protocol memory %lld pages",
+	       rmem, sock, pmem);
+	EXPECT_LT(64 * 1024, rmem);
+	EXPECT_LE(rmem, sock);
+	EXPECT_LE(0, pmem);
+	EXPECT_TRUE(cons_intact(c, buf, len));
+	close(c);
+	after = cg_stat(self->dir, "sock");
+	TH_LOG("after the read and close(): sock %lld", after);
+	EXPECT_EQ(0, after);
+	close(prod);
+	free(buf);
+}
+
+/*
+ * SO_RESERVE_MEM is refused on AF_HICN sockets: the protocol memory of a
+ * consumer is kept where no socket option reaches it.  (6.1 accepts the
+ * option for any protocol that counts memory; 6.12 on for TCP only.)
+ */
+TEST_F(cg, reserve_mem_refused)
+{
+	int type[] = { SOCK_CONS, SOCK_PROD }, i, fd, val = 1 << 20;
+
+	for (i = 0; i < 2; i++) {
+		fd = socket(hcn_family(), type[i], 0);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_RESERVE_MEM, &val,
+					 sizeof(val)));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		close(fd);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -315,6 +315,7 @@ def main():
         tap(fc6["format"] == "compact" and fc6["data-in"] >= NSEG,
             f"it came through the IPv6 face ({fc6['data-in']} data)")
 
+    rcv_memcg(c, big)
     hostile(c, p, big, f6)
 
     # Deleting faces and listeners.
@@ -344,6 +345,108 @@ def main():
 
     print(f"1..{ntest}", flush=True)
     return 1 if failed else 0
+
+
+CG_ROOT = "/sys/fs/cgroup"
+SOCK_NONBLOCK = 0o4000
+
+
+def cg_sock(d):
+    """Bytes of socket memory charged to cgroup @d (memory.stat "sock"),
+    after a stats flush (every 2 s at the latest)."""
+    time.sleep(2.5)
+    with open(f"{d}/memory.stat") as f:
+        for line in f:
+            k, v = line.split()
+            if k == "sock":
+                return int(v)
+    return -1
+
+
+def rmem_of(fd):
+    """HICN_INFO's hi_rmem: bytes the consumer holds for its reader."""
+    raw = ctypes.create_string_buffer(256)
+    n = ctypes.c_uint(256)
+    chk(libc.getsockopt(fd, SOL_HICN, HICN_INFO, raw, ctypes.byref(n)))
+    return struct.unpack_from("=Q", raw.raw, 104)[0]
+
+
+def rcv_child(d, big, tell, go):
+    """In a fork: join cgroup @d and, in C, let a consumer's window fill
+    from the face without reading; write what it holds to @tell, wait
+    for @go, then read the object.  Exit status 0: intact."""
+    try:
+        with open(f"{d}/cgroup.procs", "w") as f:
+            f.write("0")
+        enter(NS_C)
+        fd = chk(libc.socket(AF, SOCK_CONS | SOCK_NONBLOCK, CONS_REL))
+        setint(fd, HICN_INTEREST_LIFETIME, 2000)
+        a = addr("b001:a:b:c::1", 128)
+        chk(libc.connect(fd, a, len(a)))
+        last = -1
+        for _ in range(50):
+            time.sleep(0.2)
+            r = rmem_of(fd)
+            if r == last and r > 0:
+                break
+            last = r
+        os.write(tell, struct.pack("=q", last))
+        os.read(go, 1)
+        os.set_blocking(fd, True)
+        buf = ctypes.create_string_buffer(1 << 20)
+        out = bytearray()
+        while True:
+            n = chk(libc.recv(fd, buf, 1 << 20, 0))
+            if n == 0:
+                break
+            out += buf.raw[:n]
+        libc.close(fd)
+        os._exit(0 if bytes(out) == big else 1)
+    except BaseException:
+        os._exit(2)
+
+
+def rcv_memcg(c, big):
+    """Segments that came through a face and wait for the reader are
+    socket memory of the consumer's memory cgroup (memory.stat "sock"),
+    as a TCP socket's receive queue is, though the face's rx work
+    delivered them (Documentation/hicn-api.rst, "Reliability,
+    retransmission, loss"); the read gives it back.  Before: "sock"
+    stayed 0."""
+    with open(f"{CG_ROOT}/cgroup.controllers") as f:
+        if "memory" not in f.read().split():
+            global ntest
+            ntest += 1
+            print(f"ok {ntest} # SKIP no cgroup v2 memory controller",
+                  flush=True)
+            return
+    with open(f"{CG_ROOT}/cgroup.subtree_control", "w") as f:
+        f.write("+memory")
+    d = f"{CG_ROOT}/hicn_udp_{os.getpid()}"
+    os.mkdir(d)
+    with c as y:
+        y.do("cs-flush", {})
+    tell_r, tell_w = os.pipe()
+    go_r, go_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        rcv_child(d, big, tell_w, go_r)
+    os.close(tell_w)
+    os.close(go_r)
+    raw = os.read(tell_r, 8)
+    rmem = struct.unpack("=q", raw)[0] if len(raw) == 8 else -1
+    held = cg_sock(d)
+    os.write(go_w, b"g")
+    _, st = os.waitpid(pid, 0)
+    after = cg_sock(d)
+    for fd in (tell_r, go_w):
+        os.close(fd)
+    os.rmdir(d)
+    tap(rmem > 65536 and held >= rmem and after == 0 and
+        os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0,
+        f"segments from the face wait as socket memory of the consumer's "
+        f"cgroup ({rmem} bytes held: sock {held}; after the read: "
+        f"{after}; child status {st})")
 
 
 def pkt6(interest, name, suffix, payload=b"", lifetime=500, src="fd00:77::1"):
