@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 
 #include "cg_lib.h"
@@ -260,6 +261,57 @@ TEST_F(cg, rcvbuf_is_socket_memory)
 	after = cg_stat(self->dir, "sock");
 	TH_LOG("after the read and close(): sock %lld", after);
 	EXPECT_EQ(0, after);
+	close(prod);
+	free(buf);
+}
+
+/*
+ * Consumers closed while their window fills and the socket's work runs,
+ * from several processes at once: every byte they held comes back to
+ * the cgroup ("sock" 0 after them), nothing is left half-charged.
+ * LONG=1 (make check-long): ten times as many.
+ */
+TEST_F(cg, closed_mid_fetch_gives_back)
+{
+	const char *long_run = getenv("LONG");
+	int rounds = long_run && *long_run == '1' ? 500 : 50;
+	size_t len = 1 << 20;
+	char *buf = malloc(len);
+	int prod, k, i, st, bad = 0;
+	pid_t pid[4];
+
+	ASSERT_NE(NULL, buf);
+	prod = ht_producer(PROD_REL);
+	ASSERT_LE(0, prod);
+	ht_fill(buf, len, 78);
+	ASSERT_EQ((ssize_t)len, ht_publish(prod, HT_NAME, buf, len, 0));
+	for (k = 0; k < 4; k++) {
+		pid[k] = fork();
+		ASSERT_LE(0, pid[k]);
+		if (pid[k])
+			continue;
+		close(prod);
+		for (i = 0; i < rounds; i++) {
+			int c = socket(hcn_family(), SOCK_CONS | SOCK_NONBLOCK,
+				       CONS_REL);
+
+			if (c < 0 || ht_connect(c, HT_NAME, 0))
+				_exit(1);
+			if (i % 2)
+				recv(c, buf, 4096, MSG_DONTWAIT);
+			if (i % 3 == 0)
+				usleep(1000 * (i % 7));
+			close(c);
+		}
+		_exit(0);
+	}
+	for (k = 0; k < 4; k++) {
+		ASSERT_EQ(pid[k], waitpid(pid[k], &st, 0));
+		bad += !WIFEXITED(st) || WEXITSTATUS(st);
+	}
+	EXPECT_EQ(0, bad);
+	TH_LOG("%d consumers closed mid-fetch", 4 * rounds);
+	EXPECT_EQ(0, cg_stat(self->dir, "sock"));
 	close(prod);
 	free(buf);
 }
