@@ -613,7 +613,8 @@ static void hicn_cons_face_fail(struct hicn_face *face,
 /* A consumer serves no interests (no FIB next hop names its face). */
 static int hicn_cons_face_interest(struct hicn_face *face,
 				   const struct hicn_key *key,
-				   unsigned long lifetime, u8 hops)
+				   unsigned long lifetime, u8 hops,
+				   const struct hicn_isig *sig)
 {
 	return -EOPNOTSUPP;
 }

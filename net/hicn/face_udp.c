@@ -305,13 +305,33 @@ static int hicn_udp_suffix(const struct hicn_key *key, u32 *suffix)
 				       key->seg, suffix);
 }
 
+/*
+ * A signed interest leaves with its AH, signature and payload as they
+ * came, and its lifetime, in the format it came in: its signature covers
+ * none of the fields a hop writes there (locator, hop limit; hicn-wire.rst
+ * "Signatures").  In another format it leaves unsigned, as before.
+ */
+static bool hicn_udp_isig(const struct hicn_udp_face *uf,
+			  const struct hicn_isig *sig, struct hicn_wire_pkt *p)
+{
+	if (!sig || sig->format != uf->format || sig->ah_len > sig->len)
+		return false;
+	p->flags = HICN_WIRE_F_SIG;
+	p->ah_len = sig->ah_len;
+	p->payload_len = sig->len - sig->ah_len;
+	p->lifetime = sig->lifetime_ms;
+	return true;
+}
+
 static int hicn_udp_face_interest(struct hicn_face *face,
 				  const struct hicn_key *key,
-				  unsigned long lifetime, u8 hops)
+				  unsigned long lifetime, u8 hops,
+				  const struct hicn_isig *sig)
 {
 	struct hicn_udp_face *uf = face->priv;
 	struct hicn_wire_pkt p;
 	struct sk_buff *skb;
+	bool sign;
 	u32 suffix, ms;
 
 	if (!READ_ONCE(face->up))
@@ -325,9 +345,12 @@ static int hicn_udp_face_interest(struct hicn_face *face,
 	hicn_udp_wire_addr(&uf->l->local, &p.locator);
 	ms = jiffies_to_msecs(lifetime);
 	p.lifetime = clamp_t(u32, ms, 1, HICN_WIRE_LIFETIME_MAX);
+	sign = hicn_udp_isig(uf, sig, &p);
 	skb = hicn_udp_alloc(&p);
 	if (!skb)
 		return -ENOMEM;
+	if (sign)
+		memcpy(skb->data + skb->len - sig->len, sig->buf, sig->len);
 	if (hicn_wire_build(skb->data, skb->len, &p) < 0) {
 		kfree_skb(skb);
 		return -EINVAL;
@@ -784,12 +807,13 @@ static void hicn_udp_rx_data(struct hicn_udp_face *uf,
 /* One name an interest asks for enters the forwarder. */
 static void hicn_udp_rx_one(struct hicn_udp_face *uf,
 			    const struct in6_addr *name, u32 suffix,
-			    unsigned long lifetime, u8 hops)
+			    unsigned long lifetime, u8 hops,
+			    const struct hicn_isig *sig)
 {
 	struct hicn_key key;
 
 	hicn_udp_key(name, suffix, &key);
-	switch (hicn_fwd_interest(uf->face, &key, lifetime, hops)) {
+	switch (hicn_fwd_interest_sig(uf->face, &key, lifetime, hops, sig)) {
 	case 0:
 		break;
 	case -ELOOP:
@@ -836,12 +860,13 @@ static void hicn_udp_rx_manifest(struct hicn_udp_face *uf,
 		if (hicn_wire_imanifest_requested(man, i))
 			hicn_udp_rx_one(uf, &p->name,
 					hicn_wire_imanifest_suffix(man, i),
-					lifetime, hops);
+					lifetime, hops, NULL);
 }
 
 static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 				 const struct hicn_wire_pkt *p, const u8 *buf)
 {
+	struct hicn_isig sig;
 	unsigned long lifetime;
 	u8 hops;
 
@@ -851,10 +876,19 @@ static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 	hops = p->format == HICN_WIRE_COMPACT ? HICN_HOP_LIMIT :
 	       p->hop_limit;
 	hops = hops ? hops - 1 : 0;
-	if (p->flags & HICN_WIRE_F_MAN)
+	if (p->flags & HICN_WIRE_F_MAN) {
 		hicn_udp_rx_manifest(uf, p, buf, lifetime, hops);
-	else
-		hicn_udp_rx_one(uf, &p->name, p->suffix, lifetime, hops);
+		return;
+	}
+	if (p->flags & HICN_WIRE_F_SIG) {
+		sig.buf = buf + p->ah_off;
+		sig.ah_len = p->ah_len;
+		sig.len = p->ah_len + p->payload_len;
+		sig.lifetime_ms = p->lifetime;
+		sig.format = p->format;
+	}
+	hicn_udp_rx_one(uf, &p->name, p->suffix, lifetime, hops,
+			p->flags & HICN_WIRE_F_SIG ? &sig : NULL);
 }
 
 /* The face of @remote, made if the listener allows it and @make. */

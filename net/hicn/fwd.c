@@ -52,7 +52,7 @@ static bool hicn_fwd_cs_again(struct hicn_net *hn, const struct hicn_key *key)
  */
 static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
 			  const struct hicn_key *key, unsigned long lifetime,
-			  u8 hops, bool *remote)
+			  u8 hops, bool *remote, const struct hicn_isig *sig)
 {
 	struct hicn_face *out;
 	bool forward;
@@ -74,7 +74,7 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
 		forward = false;
 	if (!err && forward) {
 		atomic64_inc(&out->stats.interests_out);
-		err = out->ops->interest(out, key, lifetime, hops);
+		err = out->ops->interest(out, key, lifetime, hops, sig);
 		if (err) {
 			/* The face refused it: nobody will answer. */
 			atomic64_inc(&out->stats.refused);
@@ -86,7 +86,7 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
 }
 
 /**
- * hicn_fwd_interest_via() - an interest enters the forwarder
+ * hicn_fwd_in() - an interest enters the forwarder
  * @face: the face it came from
  * @key: what it asks for
  * @lifetime: how long @face waits, in jiffies
@@ -95,6 +95,7 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
  * @remote: if not NULL, set when the FIB's face for it leads to another
  *	host (it was sent there, or waits in a PIT entry that went there):
  *	only then can the network lose it; untouched when the CS answered
+ * @sig: the signature it came with from another host, or NULL
  *
  * A face to another host that goes down between the FIB lookup and the
  * send refuses the interest with -ENETDOWN; the FIB is asked once more,
@@ -109,8 +110,9 @@ static int hicn_fwd_route(struct hicn_net *hn, struct hicn_face *face,
  * the FIB chose when it refused the interest (-ENETUNREACH from a closing
  * producer).
  */
-int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
-			  unsigned long lifetime, u8 hops, bool *remote)
+static int hicn_fwd_in(struct hicn_face *face, const struct hicn_key *key,
+		       unsigned long lifetime, u8 hops, bool *remote,
+		       const struct hicn_isig *sig)
 {
 	struct hicn_net *hn = hicn_pernet(face->net);
 	struct hicn_data d;
@@ -127,10 +129,29 @@ int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
 		return 0;
 	}
 
-	err = hicn_fwd_route(hn, face, key, lifetime, hops, remote);
+	err = hicn_fwd_route(hn, face, key, lifetime, hops, remote, sig);
 	if (err == -ENETDOWN)
-		err = hicn_fwd_route(hn, face, key, lifetime, hops, remote);
+		err = hicn_fwd_route(hn, face, key, lifetime, hops, remote,
+				     sig);
 	return err == -ENETDOWN ? -ENETUNREACH : err;
+}
+
+/* An interest of a local consumer, which may need to know the way. */
+int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
+			  unsigned long lifetime, u8 hops, bool *remote)
+{
+	return hicn_fwd_in(face, key, lifetime, hops, remote, NULL);
+}
+
+/*
+ * hicn_fwd_interest() for a signed interest from another host: the face
+ * it leaves by passes @sig on (NULL: none).
+ */
+int hicn_fwd_interest_sig(struct hicn_face *face, const struct hicn_key *key,
+			  unsigned long lifetime, u8 hops,
+			  const struct hicn_isig *sig)
+{
+	return hicn_fwd_in(face, key, lifetime, hops, NULL, sig);
 }
 
 /* hicn_fwd_interest_via() for a caller that need not know the way. */

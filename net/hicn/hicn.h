@@ -203,6 +203,25 @@ struct hicn_data {
 
 struct hicn_face;
 
+/**
+ * struct hicn_isig - a signed interest from another host, as it came: a
+ *	relay passes its AH, signature and payload on (hicn-wire.rst, "Names
+ *	that are not ours"); valid only while the interest is forwarded
+ * @buf: the AH, the signature field and the payload, in the datagram
+ * @ah_len: bytes of @buf that are the AH and the signature field
+ * @len: bytes of @buf
+ * @lifetime_ms: the lifetime it came with, which the compact format's
+ *	signature covers
+ * @format: the wire format it came in; the signature holds in that one
+ */
+struct hicn_isig {
+	const u8		*buf;
+	u32			ah_len;
+	u32			len;
+	u32			lifetime_ms;
+	u8			format;
+};
+
 /*
  * The hop limit of an interest from an application: how many more hosts
  * it may be forwarded to (hicn-wire.rst, "Loops").
@@ -216,7 +235,8 @@ struct hicn_face;
  *	Returns 0, or a negative errno when the face refuses it (down:
  *	-ENETDOWN, its queue full: -ENOBUFS), which the forwarder hands back
  *	to the interest's sender; @hops is the hop limit it leaves with
- *	(network faces: at least 1)
+ *	(network faces: at least 1); @sig, if not NULL, the signature it came
+ *	with from another host (network faces pass it on)
  * @data: data for an interest the face sent; called with no forwarder lock
  *	held, must not call back into the forwarder
  * @fail: optional; every face an interest this face sent went to is down
@@ -231,7 +251,8 @@ struct hicn_face;
  */
 struct hicn_face_ops {
 	int (*interest)(struct hicn_face *face, const struct hicn_key *key,
-			unsigned long lifetime, u8 hops);
+			unsigned long lifetime, u8 hops,
+			const struct hicn_isig *sig);
 	void (*data)(struct hicn_face *face, const struct hicn_data *d);
 	void (*fail)(struct hicn_face *face, const struct hicn_key *key);
 	void (*destroy)(struct hicn_face *face);
@@ -1047,6 +1068,9 @@ int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
 			  unsigned long lifetime, u8 hops, bool *remote);
 int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
 		      unsigned long lifetime, u8 hops);
+int hicn_fwd_interest_sig(struct hicn_face *face, const struct hicn_key *key,
+			  unsigned long lifetime, u8 hops,
+			  const struct hicn_isig *sig);
 void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d);
 
 /* producer.c */

@@ -728,7 +728,8 @@ static void hicn_pit_failover(struct hicn_net *hn, struct hicn_pit_entry *e)
 		hicn_pit_fail_tell(e);
 	} else {
 		atomic64_inc(&out->stats.interests_out);
-		if (out->ops->interest(out, &key, life, hops)) {
+		/* The signature a first sending carried is not kept. */
+		if (out->ops->interest(out, &key, life, hops, NULL)) {
 			atomic64_inc(&out->stats.refused);
 			hicn_pit_refused(hn, &key, out);
 		} else {

@@ -419,7 +419,8 @@ static void hicn_prod_answer(struct hicn_sock *hs, struct hicn_face *face,
  */
 static int hicn_prod_face_interest(struct hicn_face *face,
 				   const struct hicn_key *key,
-				   unsigned long lifetime, u8 hops)
+				   unsigned long lifetime, u8 hops,
+				   const struct hicn_isig *sig)
 {
 	struct hicn_sock *hs;
 	struct hicn_data d;
