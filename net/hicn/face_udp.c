@@ -813,7 +813,7 @@ static void hicn_udp_rx_one(struct hicn_udp_face *uf,
 	struct hicn_key key;
 
 	hicn_udp_key(name, suffix, &key);
-	switch (hicn_fwd_interest_sig(uf->face, &key, lifetime, hops, sig)) {
+	switch (hicn_fwd_interest(uf->face, &key, lifetime, hops, sig)) {
 	case 0:
 		break;
 	case -ELOOP:
@@ -866,7 +866,7 @@ static void hicn_udp_rx_manifest(struct hicn_udp_face *uf,
 static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 				 const struct hicn_wire_pkt *p, const u8 *buf)
 {
-	struct hicn_isig sig;
+	struct hicn_isig sig, *signed_by = NULL;
 	unsigned long lifetime;
 	u8 hops;
 
@@ -886,9 +886,9 @@ static void hicn_udp_rx_interest(struct hicn_udp_face *uf,
 		sig.len = p->ah_len + p->payload_len;
 		sig.lifetime_ms = p->lifetime;
 		sig.format = p->format;
+		signed_by = &sig;
 	}
-	hicn_udp_rx_one(uf, &p->name, p->suffix, lifetime, hops,
-			p->flags & HICN_WIRE_F_SIG ? &sig : NULL);
+	hicn_udp_rx_one(uf, &p->name, p->suffix, lifetime, hops, signed_by);
 }
 
 /* The face of @remote, made if the listener allows it and @make. */

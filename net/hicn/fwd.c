@@ -144,21 +144,14 @@ int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
 }
 
 /*
- * hicn_fwd_interest() for a signed interest from another host: the face
- * it leaves by passes @sig on (NULL: none).
+ * An interest from another host, which need not know the way: the face it
+ * leaves by passes @sig on, the signature it came with (NULL: none).
  */
-int hicn_fwd_interest_sig(struct hicn_face *face, const struct hicn_key *key,
-			  unsigned long lifetime, u8 hops,
-			  const struct hicn_isig *sig)
+int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
+		      unsigned long lifetime, u8 hops,
+		      const struct hicn_isig *sig)
 {
 	return hicn_fwd_in(face, key, lifetime, hops, NULL, sig);
-}
-
-/* hicn_fwd_interest_via() for a caller that need not know the way. */
-int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
-		      unsigned long lifetime, u8 hops)
-{
-	return hicn_fwd_interest_via(face, key, lifetime, hops, NULL);
 }
 
 /**

@@ -1067,10 +1067,8 @@ void hicn_cs_exit(void);
 int hicn_fwd_interest_via(struct hicn_face *face, const struct hicn_key *key,
 			  unsigned long lifetime, u8 hops, bool *remote);
 int hicn_fwd_interest(struct hicn_face *face, const struct hicn_key *key,
-		      unsigned long lifetime, u8 hops);
-int hicn_fwd_interest_sig(struct hicn_face *face, const struct hicn_key *key,
-			  unsigned long lifetime, u8 hops,
-			  const struct hicn_isig *sig);
+		      unsigned long lifetime, u8 hops,
+		      const struct hicn_isig *sig);
 void hicn_fwd_data(struct hicn_face *face, const struct hicn_data *d);
 
 /* producer.c */
