@@ -18,6 +18,11 @@
  *   HICN_HAVE_SOCKADDR_UNSIZED  6.19: proto_ops->bind and ->connect take a
  *                               struct sockaddr_unsized (before: struct
  *                               sockaddr).
+ *   HICN_HAVE_KERNEL_SENDPAGE   before 6.5: kernel_sendpage() appends a
+ *                               page to a socket's message; from 6.5
+ *                               sendmsg() with MSG_SPLICE_PAGES does (6.1
+ *                               defines the flag but no protocol honours
+ *                               it).  hicn_send_pages() does it on both.
  *   HICN_HAVE_GENL_INFO_DUMP    6.2: a dump's parsed request attributes
  *                               are in genl_info_dump(cb)->attrs; before,
  *                               in genl_dumpit_info(cb)->attrs.
@@ -33,7 +38,10 @@
 #ifndef _NET_HICN_COMPAT_H
 #define _NET_HICN_COMPAT_H
 
+#include <linux/bvec.h>
+#include <linux/net.h>
 #include <linux/socket.h>
+#include <linux/uio.h>
 #include <linux/sysctl.h>
 #include <linux/uidgid.h>
 #include <net/genetlink.h>
@@ -76,6 +84,41 @@ static inline struct nlattr **hicn_nl_dump_attrs(struct netlink_callback *cb)
 static inline struct nlattr **hicn_nl_dump_attrs(struct netlink_callback *cb)
 {
 	return genl_dumpit_info(cb)->attrs;
+}
+#endif
+
+/*
+ * hicn_send_pages() - send @len bytes of the pages @bv[0..@n) on @sock as
+ *	references, not copies (the socket copies them when it cannot,
+ *	e.g. a device without scatter-gather), ending the message unless
+ *	@flags has MSG_MORE
+ *
+ * Return: the bytes sent, or <0.
+ */
+#ifdef HICN_HAVE_KERNEL_SENDPAGE
+static inline int hicn_send_pages(struct socket *sock, struct bio_vec *bv,
+				  int n, size_t len, int flags)
+{
+	int i, r, sent = 0;
+
+	for (i = 0; i < n; i++) {
+		r = kernel_sendpage(sock, bv[i].bv_page, bv[i].bv_offset,
+				    bv[i].bv_len,
+				    flags | (i + 1 < n ? MSG_MORE : 0));
+		if (r < 0)
+			return r;
+		sent += r;
+	}
+	return sent;
+}
+#else
+static inline int hicn_send_pages(struct socket *sock, struct bio_vec *bv,
+				  int n, size_t len, int flags)
+{
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, n, len);
+	return sock_sendmsg(sock, &msg);
 }
 #endif
 

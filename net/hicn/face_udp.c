@@ -25,7 +25,13 @@
  * it on the face (at most HICN_UDP_TXQ_MAX; beyond that an interest is
  * refused with -ENOBUFS and data is dropped and counted); the face's tx
  * work sends the queue with kernel_sendmsg().  A queued tx work holds a
- * reference on its face.
+ * reference on its face.  A data segment of HICN_UDP_ZC_MIN bytes or more
+ * is not copied: its skb holds the headers and a reference on the object
+ * (struct hicn_udp_zc), and the tx work hands the socket the headers with
+ * MSG_MORE and then the segment's bytes as references to the object's
+ * pages (hicn_send_pages(), compat.h), which the datagram's fragments
+ * point at until it is sent (hicn-wire.rst, "Sending without a copy";
+ * /proc/net/hicn_stat data_zerocopy counts them).
  *
  * Lifetimes: a face holds a reference on its listener; the listener's
  * socket goes when the listener is deleted (after its faces), under
@@ -64,6 +70,15 @@
 
 #define HICN_UDP_RX_BUDGET	64
 #define HICN_UDP_TXQ_MAX	1024
+/*
+ * Data segments of this many bytes or more leave from their object's
+ * pages (struct hicn_udp_zc); smaller ones are copied, which costs less
+ * than a second call into the socket.  A segment spans at most
+ * HICN_UDP_ZC_PAGES pages (HICN_PACKET_SIZE_MAX, 65000, does), one
+ * datagram fragment each.
+ */
+#define HICN_UDP_ZC_MIN		256
+#define HICN_UDP_ZC_PAGES	(DIV_ROUND_UP(HICN_PACKET_SIZE_MAX, PAGE_SIZE) + 1)
 /*
  * A listener's socket buffers.  Receive: the datagrams that come while
  * the rx work has not run yet (rmem_default, 208 KiB, held about 200
@@ -229,25 +244,115 @@ static void hicn_udp_wire_addr(const struct sockaddr_storage *ss,
 
 /* ---- send ---- */
 
+/*
+ * A queued data packet whose last @len bytes are bytes @off on of @obj,
+ * left where they are: the skb (in its cb) holds a reference on @obj,
+ * which its destructor gives back, whether it was sent or not.
+ */
+struct hicn_udp_zc {
+	struct hicn_obj	*obj;
+	u32		off;
+	u32		len;
+};
+
+static struct hicn_udp_zc *hicn_udp_zc(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct hicn_udp_zc) > sizeof(skb->cb));
+	return (struct hicn_udp_zc *)skb->cb;
+}
+
+static void hicn_udp_zc_destructor(struct sk_buff *skb)
+{
+	hicn_obj_put(hicn_udp_zc(skb)->obj);
+}
+
+/* @skb's last @len bytes are @obj's from @off: it takes a reference. */
+static void hicn_udp_zc_set(struct sk_buff *skb, struct hicn_obj *obj,
+			    u32 off, u32 len)
+{
+	struct hicn_udp_zc *zc = hicn_udp_zc(skb);
+
+	zc->obj = hicn_obj_get(obj);
+	zc->off = off;
+	zc->len = len;
+	skb->destructor = hicn_udp_zc_destructor;
+}
+
+static bool hicn_udp_is_zc(const struct sk_buff *skb)
+{
+	return skb->destructor == hicn_udp_zc_destructor;
+}
+
+/*
+ * The segment bytes of @zc as pages, appended to the datagram @sock has
+ * corked: 0, or <0 with the datagram still corked.
+ */
+static int hicn_udp_send_zc(struct socket *sock, const struct hicn_udp_zc *zc)
+{
+	struct bio_vec bv[HICN_UDP_ZC_PAGES];
+	u32 off = zc->off, left = zc->len;
+	int n = 0, r;
+
+	while (left) {
+		u32 in = offset_in_page((const u8 *)zc->obj->data + off);
+		u32 take = min_t(u32, left, PAGE_SIZE - in);
+
+		if (n == HICN_UDP_ZC_PAGES)
+			return -EMSGSIZE;
+		bvec_set_page(&bv[n++], hicn_obj_page(zc->obj, off), take, in);
+		off += take;
+		left -= take;
+	}
+	r = hicn_send_pages(sock, bv, n, zc->len,
+			    MSG_DONTWAIT | MSG_NOSIGNAL);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Send @skb (sock_lock held): its bytes, and for a packet left in its
+ * object the headers with MSG_MORE and then the object's pages.  A send
+ * that fails half way ends the corked datagram (a send of nothing
+ * without MSG_MORE: the peer finds it truncated and drops it), so that
+ * the next packet starts a datagram of its own.
+ */
+static int hicn_udp_send(struct hicn_udp_face *uf, struct socket *sock,
+			 struct sk_buff *skb)
+{
+	bool zc = hicn_udp_is_zc(skb);
+	struct kvec iov = { skb->data, skb->len };
+	struct msghdr msg = {
+		.msg_name	= &uf->remote,
+		.msg_namelen	= hicn_udp_addr_len(&uf->remote),
+		.msg_flags	= MSG_DONTWAIT | MSG_NOSIGNAL |
+				  (zc ? MSG_MORE : 0),
+	};
+	int r;
+
+	lockdep_assert_held(&uf->l->sock_lock);
+	r = kernel_sendmsg(sock, &msg, &iov, 1, skb->len);
+	if (r < 0 || !zc)
+		return r;
+	r = hicn_udp_send_zc(sock, hicn_udp_zc(skb));
+	if (r < 0) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
+		kernel_sendmsg(sock, &msg, NULL, 0, 0);
+		return r;
+	}
+	atomic64_inc(&hicn_pernet(uf->l->net)->stats.data_zerocopy);
+	return 0;
+}
+
 static void hicn_udp_tx_work(struct work_struct *work)
 {
 	struct hicn_udp_face *uf = container_of(work, struct hicn_udp_face,
 						tx_work);
 	struct hicn_udp_listener *l = uf->l;
 	struct sk_buff *skb;
-	struct msghdr msg;
-	struct kvec iov;
 
 	while ((skb = skb_dequeue(&uf->txq))) {
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_name = &uf->remote;
-		msg.msg_namelen = hicn_udp_addr_len(&uf->remote);
-		msg.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL;
-		iov.iov_base = skb->data;
-		iov.iov_len = skb->len;
 		mutex_lock(&l->sock_lock);
-		if (!l->sock ||
-		    kernel_sendmsg(l->sock, &msg, &iov, 1, skb->len) < 0)
+		if (!l->sock || hicn_udp_send(uf, l->sock, skb) < 0)
 			atomic64_inc(&uf->tx_drops);
 		mutex_unlock(&l->sock_lock);
 		kfree_skb(skb);
@@ -269,18 +374,37 @@ static bool hicn_udp_queue(struct hicn_udp_face *uf, struct sk_buff *skb)
 	return true;
 }
 
+/* An skb for the bytes of @p but its tail (p->tail_len, left elsewhere). */
 static struct sk_buff *hicn_udp_alloc(const struct hicn_wire_pkt *p)
 {
 	int hlen = hicn_wire_hlen(p);
 	struct sk_buff *skb;
+	u32 len;
 
 	if (hlen < 0)
 		return NULL;
-	skb = alloc_skb(hlen + p->ah_len + p->payload_len,
-			GFP_ATOMIC | __GFP_NOWARN);
+	len = hlen + p->ah_len + p->payload_len - p->tail_len;
+	skb = alloc_skb(len, GFP_ATOMIC | __GFP_NOWARN);
 	if (skb)
-		skb_put(skb, hlen + p->ah_len + p->payload_len);
+		skb_put(skb, len);
 	return skb;
+}
+
+/*
+ * Leave the @len bytes of @d's object that end the packet where they
+ * are, when they are worth it (HICN_UDP_ZC_MIN) and fit the pages one
+ * send takes: @p's tail.
+ */
+static bool hicn_udp_zc_tail(const struct hicn_data *d, u32 len,
+			     struct hicn_wire_pkt *p)
+{
+	if (!d->obj || len < HICN_UDP_ZC_MIN ||
+	    DIV_ROUND_UP(offset_in_page((const u8 *)d->obj->data + d->off) +
+			 len, PAGE_SIZE) > HICN_UDP_ZC_PAGES)
+		return false;
+	p->tail = (const u8 *)d->obj->data + d->off;
+	p->tail_len = len;
+	return true;
 }
 
 static void hicn_udp_pkt_init(struct hicn_udp_face *uf,
@@ -384,6 +508,7 @@ static void hicn_udp_face_data_raw(struct hicn_udp_face *uf,
 {
 	struct hicn_wire_pkt p;
 	struct sk_buff *skb;
+	bool zc;
 
 	if (!READ_ONCE(uf->face->up) || d->raw_ah_len > d->len)
 		goto drop;
@@ -393,10 +518,13 @@ static void hicn_udp_face_data_raw(struct hicn_udp_face *uf,
 	p.flags = d->raw_flags;
 	p.ah_len = d->raw_ah_len;
 	p.payload_len = d->len - d->raw_ah_len;
+	zc = hicn_udp_zc_tail(d, d->len, &p);
 	skb = hicn_udp_alloc(&p);
 	if (!skb)
 		goto drop;
-	if (d->len)
+	if (zc)
+		hicn_udp_zc_set(skb, d->obj, d->off, d->len);
+	else if (d->len)
 		memcpy(skb->data + skb->len - d->len, d->obj->data + d->off,
 		       d->len);
 	if (hicn_wire_build(skb->data, skb->len, &p) < 0) {
@@ -420,6 +548,7 @@ static void hicn_udp_face_data(struct hicn_face *face,
 	struct sk_buff *skb;
 	u32 suffix, len;
 	int hlen;
+	bool zc;
 
 	if (d->ikey.kind == HICN_KEY_RAW) {
 		hicn_udp_face_data_raw(uf, d);
@@ -433,10 +562,11 @@ static void hicn_udp_face_data(struct hicn_face *face,
 	hicn_udp_wire_addr(&uf->remote, &p.locator);
 	p.lifetime = hicn_udp_data_lifetime(d);
 	p.payload_len = HICN_WIRE_THDR_LEN + len;
+	zc = hicn_udp_zc_tail(d, len, &p);
 	skb = hicn_udp_alloc(&p);
 	if (!skb)
 		goto drop;
-	hlen = skb->len - p.payload_len;
+	hlen = skb->len + p.tail_len - p.payload_len;
 
 	th.kind = kind;
 	th.flags = (d->flags & HICN_DATA_NACK ? HICN_WIRE_TF_NACK : 0) |
@@ -448,9 +578,11 @@ static void hicn_udp_face_data(struct hicn_face *face,
 	th.asked_ver = kind == HICN_I_NEXT ? (d->asked_ver ?: d->ikey.ver) : 0;
 	th.obj_len = d->obj_len;
 	th.len = len;
-	if (hicn_wire_thdr_build(skb->data + hlen, p.payload_len, &th) < 0)
+	if (hicn_wire_thdr_build(skb->data + hlen, skb->len - hlen, &th) < 0)
 		goto drop_skb;
-	if (len)
+	if (zc)
+		hicn_udp_zc_set(skb, d->obj, d->off, len);
+	else if (len)
 		memcpy(skb->data + hlen + HICN_WIRE_THDR_LEN,
 		       d->obj->data + d->off, len);
 	if (hicn_wire_build(skb->data, skb->len, &p) < 0)

@@ -397,6 +397,8 @@ struct hicn_claim {
  * @failover_reforwards: PIT entries forwarded again at once through
  *	another next hop because the faces their interest went to went down
  *	or away (hicn_pit_fail_faces())
+ * @data_zerocopy: data segments UDP faces sent from their object's pages,
+ *	without a copy of their own (face_udp.c)
  */
 struct hicn_stats {
 	u64	pit_aggregated;
@@ -420,6 +422,7 @@ struct hicn_stats {
 	u64	pit_gc_runs;
 	u64	pit_gc_steps;
 	atomic64_t	failover_reforwards;
+	atomic64_t	data_zerocopy;
 };
 
 /**
@@ -894,6 +897,7 @@ int hicn_addr_check(const struct sock *sk,
 /* object.c */
 struct hicn_obj *hicn_obj_alloc(size_t len, u32 seg_size);
 void hicn_obj_put(struct hicn_obj *obj);
+struct page *hicn_obj_page(const struct hicn_obj *obj, size_t off);
 static inline struct hicn_obj *hicn_obj_get(struct hicn_obj *obj)
 {
 	refcount_inc(&obj->ref);
@@ -1170,6 +1174,7 @@ enum hicn_stat_item {
 	HICN_STAT_PIT_GC_STEPS,
 	HICN_STAT_FIB_FLOORS,
 	HICN_STAT_FAILOVER_REFORWARDS,
+	HICN_STAT_DATA_ZEROCOPY,
 	HICN_STAT_NUM
 };
 

@@ -82,7 +82,7 @@ const struct nla_policy hicn_limits_set_nl_policy[HICN_A_LIMITS_PROD_USER_MEM_MA
 };
 
 /* HICN_CMD_COUNTERS_GET - do */
-const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_FAILOVER_REFORWARDS + 1] = {
+const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_DATA_ZEROCOPY + 1] = {
 	[HICN_A_COUNTERS_PIT_ENTRIES] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_PIT_MAX] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_PIT_AGGREGATED] = { .type = NLA_U64, },
@@ -117,6 +117,7 @@ const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_FAILOVER_REF
 	[HICN_A_COUNTERS_PIT_GC_STEPS] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_FIB_FLOORS] = { .type = NLA_U64, },
 	[HICN_A_COUNTERS_FAILOVER_REFORWARDS] = { .type = NLA_U64, },
+	[HICN_A_COUNTERS_DATA_ZEROCOPY] = { .type = NLA_U64, },
 };
 
 /* HICN_CMD_FACE_GET - do */
@@ -241,7 +242,7 @@ const struct genl_ops hicn_nl_ops[19] = {
 		.cmd		= HICN_CMD_COUNTERS_GET,
 		.doit		= hicn_nl_counters_get_doit,
 		.policy		= hicn_counters_get_nl_policy,
-		.maxattr	= HICN_A_COUNTERS_FAILOVER_REFORWARDS,
+		.maxattr	= HICN_A_COUNTERS_DATA_ZEROCOPY,
 	},
 	{
 		.cmd		= HICN_CMD_FACE_GET,

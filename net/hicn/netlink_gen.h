@@ -27,7 +27,7 @@ extern const struct nla_policy hicn_limits_get_nl_policy[HICN_A_LIMITS_PROD_USER
 
 extern const struct nla_policy hicn_limits_set_nl_policy[HICN_A_LIMITS_PROD_USER_MEM_MAX + 1];
 
-extern const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_FAILOVER_REFORWARDS + 1];
+extern const struct nla_policy hicn_counters_get_nl_policy[HICN_A_COUNTERS_DATA_ZEROCOPY + 1];
 
 extern const struct nla_policy hicn_face_get_nl_policy[HICN_A_FACE_ID + 1];
 

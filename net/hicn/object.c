@@ -3,16 +3,58 @@
  * Published objects.  A publication's bytes are copied once, into one
  * buffer; its segments are (object, offset, length) views of it, so the
  * producer's store, the content store and consumers share them by
- * reference and no segment is ever copied in the kernel.  A network face
- * will transmit a segment by pointing an sk_buff fragment at these pages.
+ * reference and no segment is ever copied in the kernel.  A UDP face
+ * hands a segment's bytes to its socket as references to these pages
+ * (face_udp.c), so the buffer is whole pages of the page allocator, never
+ * slab memory, which an sk_buff may not point at: one page for an object
+ * of up to a page, vmalloc()'s pages beyond.  An object is charged for
+ * whole pages (hicn_obj.charge) in either case.  A page an sk_buff still
+ * points at outlives the object: the page allocator frees it with its
+ * last reference.
  */
 
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "hicn.h"
 
 static struct kmem_cache *hicn_obj_cache __read_mostly;
+
+/* @len bytes (at least 1) of whole pages, charged to the memory cgroup. */
+static void *hicn_obj_data_alloc(size_t len)
+{
+	struct page *page;
+
+	if (len > PAGE_SIZE)
+		return __vmalloc(len, GFP_KERNEL_ACCOUNT);
+	page = alloc_page(GFP_KERNEL_ACCOUNT);
+	return page ? page_address(page) : NULL;
+}
+
+static void hicn_obj_data_free(void *data)
+{
+	if (!data)
+		return;
+	if (is_vmalloc_addr(data))
+		vfree(data);
+	else
+		put_page(virt_to_page(data));
+}
+
+/**
+ * hicn_obj_page() - the page that holds byte @off of an object's data
+ * @obj: the object
+ * @off: below obj->len
+ *
+ * Return: the page; byte @off is at offset_in_page() of obj->data + @off.
+ */
+struct page *hicn_obj_page(const struct hicn_obj *obj, size_t off)
+{
+	const u8 *p = (const u8 *)obj->data + off;
+
+	return is_vmalloc_addr(p) ? vmalloc_to_page(p) : virt_to_page(p);
+}
 
 /**
  * hicn_obj_alloc() - allocate an object of @len bytes
@@ -30,7 +72,7 @@ struct hicn_obj *hicn_obj_alloc(size_t len, u32 seg_size)
 	if (!obj)
 		return NULL;
 	if (len) {
-		obj->data = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+		obj->data = hicn_obj_data_alloc(len);
 		if (!obj->data) {
 			kmem_cache_free(hicn_obj_cache, obj);
 			return NULL;
@@ -56,7 +98,7 @@ void hicn_obj_put(struct hicn_obj *obj)
 	if (obj && refcount_dec_and_test(&obj->ref)) {
 		if (obj->mem)
 			atomic_long_sub(obj->charge, obj->mem);
-		kvfree(obj->data);
+		hicn_obj_data_free(obj->data);
 		kmem_cache_free(hicn_obj_cache, obj);
 	}
 }

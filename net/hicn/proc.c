@@ -122,6 +122,7 @@ static const char *const hicn_stat_names[HICN_STAT_NUM] = {
 	[HICN_STAT_PIT_GC_STEPS]	= "pit_gc_steps",
 	[HICN_STAT_FIB_FLOORS]		= "fib_floors",
 	[HICN_STAT_FAILOVER_REFORWARDS]	= "failover_reforwards",
+	[HICN_STAT_DATA_ZEROCOPY]	= "data_zerocopy",
 };
 
 /**
@@ -169,6 +170,7 @@ void hicn_stat_read(struct hicn_net *hn, u64 val[HICN_STAT_NUM])
 	val[HICN_STAT_UNSOLICITED] = atomic64_read(&st->unsolicited);
 	val[HICN_STAT_FAILOVER_REFORWARDS] =
 		atomic64_read(&st->failover_reforwards);
+	val[HICN_STAT_DATA_ZEROCOPY] = atomic64_read(&st->data_zerocopy);
 	val[HICN_STAT_PROD_MEM] = atomic_long_read(&hn->prod_mem);
 	val[HICN_STAT_PROD_NAMES] = atomic_long_read(&hn->prod_names);
 	val[HICN_STAT_PROD_HELD] = atomic_long_read(&hn->prod_held);

@@ -75,6 +75,23 @@ static u32 csum_add(u32 sum, const u8 *b, size_t len)
 	return (sum & 0xffff) + (sum >> 16);
 }
 
+/*
+ * The sum of bytes [@from, @total) of a packet whose last p->tail_len
+ * bytes are at p->tail, not at @b (hicn_wire_build() made sure that the
+ * bytes at @b, and @from, are of even length: a word never straddles).
+ */
+static u32 csum_pkt(u32 sum, const u8 *b, u32 total, u32 from,
+		    const struct hicn_wire_pkt *p)
+{
+	u32 blen = total - p->tail_len;
+
+	if (from < blen) {
+		sum = csum_add(sum, b + from, blen - from);
+		from = blen;
+	}
+	return csum_add(sum, (const u8 *)p->tail + (from - blen), total - from);
+}
+
 static u16 csum_fold(u32 sum)
 {
 	while (sum >> 16)
@@ -382,7 +399,7 @@ static void build_ipv6(u8 *b, u32 total, const struct hicn_wire_pkt *p)
 	wr32(pseudo + 36, 6);
 	sum = csum_add(0, pseudo, sizeof(pseudo));
 	sum = csum_add(sum, b, 20);
-	sum = csum_add(sum, b + total - p->payload_len, p->payload_len);
+	sum = csum_pkt(sum, b, total, total - p->payload_len, p);
 	wr16(b + 56, csum_fold(sum));
 }
 
@@ -416,7 +433,7 @@ static void build_ipv4(u8 *b, u32 total, const struct hicn_wire_pkt *p)
 	wr16(pseudo + 10, total - 20);
 	sum = csum_add(0, pseudo, sizeof(pseudo));
 	sum = csum_add(sum, b + 20, 8);		/* ports, suffix */
-	sum = csum_add(sum, b + 32, total - 32);	/* skips the label */
+	sum = csum_pkt(sum, b, total, 32, p);	/* skips the label */
 	wr16(b + 36, csum_fold(sum));
 	wr16(b + 10, csum_fold(csum_add(0, b, 20)));
 }
@@ -446,7 +463,9 @@ static void build_compact(u8 *b, u32 total, const struct hicn_wire_pkt *p)
  * hicn_wire_build() - write the headers of a packet
  * @buf: the packet: its AH (p->ah_len bytes, when signed) and payload
  *	(p->payload_len bytes) are already in place after the fixed header,
- *	at hicn_wire_hlen(p)
+ *	at hicn_wire_hlen(p), but for their last p->tail_len bytes, which
+ *	are at p->tail (a face sends them from where they are: they follow
+ *	the bytes at @buf on the wire)
  * @room: bytes available at @buf
  * @p: what to write; p->format, is_interest, flags, hop_limit, name,
  *	suffix, locator, path_label, lifetime, ah_len and payload_len are
@@ -458,9 +477,10 @@ static void build_compact(u8 *b, u32 total, const struct hicn_wire_pkt *p)
  *
  * Return: the packet length, or -EINVAL (unknown format or flag, LST on an
  * interest, an interest with lifetime 0, an AH length that is not 44 plus
- * a multiple of 4 up to 1020, or an IPv4 name or locator whose first 12
- * bytes are not zero), -EMSGSIZE (longer than HICN_WIRE_MAX_LEN),
- * -ENOSPC (longer than @room).
+ * a multiple of 4 up to 1020, an IPv4 name or locator whose first 12
+ * bytes are not zero, a tail longer than the AH and payload, or a tail that
+ * leaves an odd number of bytes at @buf), -EMSGSIZE (longer than
+ * HICN_WIRE_MAX_LEN), -ENOSPC (the bytes at @buf longer than @room).
  */
 int hicn_wire_build(void *buf, size_t room, const struct hicn_wire_pkt *p)
 {
@@ -485,7 +505,10 @@ int hicn_wire_build(void *buf, size_t room, const struct hicn_wire_pkt *p)
 	total = hlen + p->ah_len + p->payload_len;
 	if (total > HICN_WIRE_MAX_LEN)
 		return -EMSGSIZE;
-	if (total > room)
+	if (p->tail_len > p->ah_len + p->payload_len ||
+	    (p->tail_len && ((total - p->tail_len) & 1)))
+		return -EINVAL;
+	if (total - p->tail_len > room)
 		return -ENOSPC;
 
 	switch (p->format) {

@@ -120,6 +120,9 @@ enum hicn_wire_drop {
  * @payload_off: offset of the payload, after the headers and the AH
  * @payload_len: payload bytes; @payload_off + @payload_len is the packet
  *	length
+ * @tail: hicn_wire_build() only: where the packet's last @tail_len bytes
+ *	(of the AH and payload) are, when not in the buffer being built
+ * @tail_len: bytes at @tail, 0 when the whole packet is in the buffer
  */
 struct hicn_wire_pkt {
 	u8			format;
@@ -138,6 +141,8 @@ struct hicn_wire_pkt {
 	u32			ah_len;
 	u32			payload_off;
 	u32			payload_len;
+	const void		*tail;
+	u32			tail_len;
 };
 
 int hicn_wire_parse(const void *buf, size_t len, struct hicn_wire_pkt *p);

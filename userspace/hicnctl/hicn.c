@@ -491,6 +491,7 @@ static const char *const counter_names[] = {
 	"prod_names", "prod_held", "prod_lookups", "prod_lookup_steps",
 	"prod_expiry_steps", "cons_scan_steps", "prod_held_steps",
 	"pit_gc_runs", "pit_gc_steps", "fib_floors", "failover_reforwards",
+	"data_zerocopy",
 };
 
 static int do_stats(int argc, char **argv)

@@ -459,9 +459,10 @@ struct hcn_counters {
 	__u64	prod_expiry_steps, cons_scan_steps, prod_held_steps;
 	__u64	pit_gc_runs, pit_gc_steps;
 	__u64	fib_floors, failover_reforwards;
+	__u64	data_zerocopy;
 };
 
-#define HCN_COUNTERS_NUM	34
+#define HCN_COUNTERS_NUM	35
 
 /**
  * hcn_counters_get() - the forwarder's counters

@@ -285,6 +285,41 @@ static void check_invariants(const struct hicn_wire_pkt *p, size_t len, const ch
 	check(!(p->is_interest && !p->lifetime), "%s: interest lifetime 0", what);
 }
 
+/*
+ * The same packet built with its last bytes elsewhere (a face sending
+ * them from an object's pages): every even split from the end of the
+ * fixed header on gives the bytes the flat build gave (@flat); an odd one
+ * is refused, as a tail longer than the AH and payload is.
+ */
+static void check_tails(const struct capture *c, struct hicn_wire_pkt p,
+			const u8 *flat)
+{
+	u32 hlen = hicn_wire_hlen(&p), s;
+	u8 buf[MAX_PKT];
+	int n;
+
+	for (s = hlen; s <= c->len; s++) {
+		memcpy(buf, c->bytes, s);
+		memset(buf, 0, hlen);
+		p.tail = c->bytes + s;
+		p.tail_len = c->len - s;
+		n = hicn_wire_build(buf, s, &p);
+		if ((s & 1) && s < c->len) {
+			check(n == -EINVAL, "%s: odd split at %u: %d", c->name, s, n);
+			continue;
+		}
+		check(n == (int)c->len && !memcmp(buf, flat, s),
+		      "%s: split at %u: %d", c->name, s, n);
+		if (s > hlen)
+			check(hicn_wire_build(buf, s - 2, &p) == -ENOSPC,
+			      "%s: split at %u, room", c->name, s);
+	}
+	p.tail = c->bytes + hlen - 2;
+	p.tail_len = c->len - hlen + 2;
+	check(hicn_wire_build(buf, hlen - 2, &p) == -EINVAL,
+	      "%s: tail into the fixed header", c->name);
+}
+
 static void test_captures(void)
 {
 	unsigned int i, nhicn = 0, nctrl = 0;
@@ -343,6 +378,7 @@ static void test_captures(void)
 			check(!memcmp(buf, c->bytes, n), "%s: rebuilt bytes differ", c->name);
 		}
 		check(hicn_wire_build(buf, c->len - 1, &p) == -ENOSPC, "%s: room", c->name);
+		check_tails(c, p, buf);
 	}
 	for (i = 0; i < N_EXPECTED; i++)
 		check(seen[i], "%s: not in packets.txt", expected[i].name);
