@@ -50,8 +50,10 @@
 # once through D, and the fetch ends within 3 s, not after 10.  Again
 # with C as a relay: a consumer in Q fetches through C, and C's device of
 # link a goes down; C sends the entry on through D, and Q's consumer gets
-# its object without a retransmission.  hicn_stat failover_reforwards
-# counts both.
+# its object without a retransmission.  Then with three next hops, the
+# two cheapest silent: deleting one after the other sends the interest
+# to the next lowest cost each time, and to D last.  hicn_stat
+# failover_reforwards counts them.
 #
 # Two out-records: a hand-made peer in Q sends an interest to C twice;
 # by load balance C sends it through E, then (E being loaded) through D.
@@ -491,6 +493,46 @@ def test_failover_relay(c, fd, la, obj):
     t.join(LIFETIME / 1000 * 2)
 
 
+def test_failover_chain(c, fd, la, obj):
+    """Three next hops, the two cheapest silent: deleting the cheapest
+    sends C's pending interest on to the next (cost 2), not to D (cost
+    3); deleting that one too sends it on to D, and the object arrives at
+    once: each failover takes the lowest cost of the next hops left."""
+    with c as y:
+        s1, s2 = silent_face(y, la, 12), silent_face(y, la, 13)
+        wait_up(y, s1)
+        wait_up(y, s2)
+        y.do("route-del", {"prefix": u.a6("b005::"), "prefix-len": 16,
+                           "face-id": fd})
+        route(y, "b005::", s1, 1)
+        route(y, "b005::", s2, 2)
+        route(y, "b005::", fd, 3)
+        r0, d0 = reforwards(y), u.face_of(y, fd)["interests-out"]
+    o = {}
+    t = threading.Thread(target=fetch_bg, args=("b005:a:b:c::3", o),
+                         daemon=True)
+    t.start()
+    with c as y:
+        n1 = wait_pending(y, s1, 1)
+        y.do("face-del", {"id": s1})
+        n2 = wait_pending(y, s2, 1)
+        d1 = u.face_of(y, fd)["interests-out"] - d0
+        t0 = time.monotonic()
+        y.do("face-del", {"id": s2})
+    got = wait_done([o], LIFETIME / 1000 * 2)[0]
+    dt = time.monotonic() - t0
+    with c as y:
+        r, d = reforwards(y) - r0, u.face_of(y, fd)["interests-out"] - d0
+    u.tap(n1 == 1 and n2 == 1 and d1 == 0 and got == obj and dt < 3.0 and
+          r >= 2 and d > 1,
+          f"three next hops: the cheapest deleted, its pending interest "
+          f"goes to the next ({n2} pending there, D +{d1}); that one "
+          f"deleted, to D, and the {len(obj)}-byte object arrives in "
+          f"{dt:.2f} s (failover_reforwards +{r}, D +{d} interests, "
+          f"{got if isinstance(got, int) else len(got or b'')})")
+    t.join(LIFETIME / 1000 * 2)
+
+
 def counts(y, fid):
     f = u.face_of(y, fid)
     return (f["interests-out"], f["data-in"], f["unsolicited"])
@@ -559,12 +601,13 @@ def main():
     c, p = u.Host(NS_C), u.Host(NS_P)
     test_drops(c, p)
     la, lb = test_fail(c)
-    objs = [(f"b005:a:b:c::{i}", os.urandom(40000 + i)) for i in (1, 2)]
+    objs = [(f"b005:a:b:c::{i}", os.urandom(40000 + i)) for i in (1, 2, 3)]
     fds, fd, fe = failover_setup(c, p, la, lb, {
         "b005:a:b:c::": objs, "b007:a:b:c::": [("b007:a:b:c::1",
                                                 b"seven" * 20)]})
     test_failover(c, fd, la, objs[0][1])
     test_failover_relay(c, fd, la, objs[1][1])
+    test_failover_chain(c, fd, la, objs[2][1])
     test_two_outs(c, fd, fe)
     for f in fds:
         u.libc.close(f)
