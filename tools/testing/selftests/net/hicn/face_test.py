@@ -322,6 +322,14 @@ def fetch_bg(name, out, ns=NS_C):
     out["got"] = got.errno if isinstance(got, OSError) else got
 
 
+def fetch_started(name, ns=NS_C):
+    """fetch_bg() of @name in @ns, started in a thread: (its out, it)."""
+    o = {}
+    t = threading.Thread(target=fetch_bg, args=(name, o, ns), daemon=True)
+    t.start()
+    return o, t
+
+
 def wait_pending(y, fid, n, secs=20.0):
     end = time.monotonic() + secs
     while True:
@@ -356,9 +364,7 @@ def test_fail(c):
     # X waits on A alone; then Y goes to B (A has more pending).
     outs, threads = [], []
     for name, face, n in (("b003::1", fa, 1), ("b004::1", fb, 1)):
-        o = {}
-        t = threading.Thread(target=fetch_bg, args=(name, o), daemon=True)
-        t.start()
+        o, t = fetch_started(name)
         outs.append(o)
         threads.append(t)
         with c as y:
@@ -441,10 +447,7 @@ def test_failover(c, fd, la, obj):
         route(y, "b005::", fs, 1)
         route(y, "b005::", fd, 2)
         r0, d0 = reforwards(y), u.face_of(y, fd)["interests-out"]
-    o = {}
-    t = threading.Thread(target=fetch_bg, args=("b005:a:b:c::1", o),
-                         daemon=True)
-    t.start()
+    o, t = fetch_started("b005:a:b:c::1")
     with c as y:
         n = wait_pending(y, fs, 1)
         t0 = time.monotonic()
@@ -470,10 +473,7 @@ def test_failover_relay(c, fd, la, obj):
         wait_up(y, fs)
         route(y, "b005::", fs, 1)
         r0, d0 = reforwards(y), u.face_of(y, fd)["interests-out"]
-    o = {}
-    t = threading.Thread(target=fetch_bg, args=("b005:a:b:c::2", o, NS_Q),
-                         daemon=True)
-    t.start()
+    o, t = fetch_started("b005:a:b:c::2", NS_Q)
     with c as y:
         n = wait_pending(y, fs, 1)
         t0 = time.monotonic()
@@ -508,10 +508,7 @@ def test_failover_chain(c, fd, la, obj):
         route(y, "b005::", s2, 2)
         route(y, "b005::", fd, 3)
         r0, d0 = reforwards(y), u.face_of(y, fd)["interests-out"]
-    o = {}
-    t = threading.Thread(target=fetch_bg, args=("b005:a:b:c::3", o),
-                         daemon=True)
-    t.start()
+    o, t = fetch_started("b005:a:b:c::3")
     with c as y:
         n1 = wait_pending(y, s1, 1)
         y.do("face-del", {"id": s1})
