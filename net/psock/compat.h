@@ -36,6 +36,17 @@
  *                                    inet_diag_bc_sk() takes the
  *                                    dump's struct inet_diag_dump_data
  *                                    (before: the bytecode attribute).
+ *   PSTRIPE_HAVE_SK_INO              6.17 (7.2 has it): struct sock keeps
+ *                                    its socket's inode number, which
+ *                                    sock_diag shows (before: read from
+ *                                    the inode).
+ *
+ * Two helpers open-code what MPTCP calls to give a subflow its owner's
+ * cgroups (mptcp_attach_cgroup()): cgroup_sk_free(), cgroup_sk_clone()
+ * and mem_cgroup_sk_inherit() are not exported, but what they do is the
+ * header's inline cgroup_get()/cgroup_put()/css_get()/css_put() on the
+ * same fields (and cgroup_bpf_get()/cgroup_bpf_put(): a socket holds its
+ * cgroup's bpf programs too), alike on 6.1 to 7.2.
  *
  * The netlink family (netlink.c) needs no entry: its generated table is
  * struct genl_ops with a policy per op (6.1 has no split ops), it has no
@@ -45,7 +56,9 @@
 #ifndef _NET_PSOCK_COMPAT_H
 #define _NET_PSOCK_COMPAT_H
 
+#include <linux/cgroup.h>
 #include <linux/inet_diag.h>
+#include <linux/memcontrol.h>
 #include <linux/net.h>
 #include <linux/socket.h>
 #include <linux/sysctl.h>
@@ -105,6 +118,58 @@ static inline void sk_net_refcnt_upgrade(struct sock *sk)
 	sock_inuse_add(net, 1);
 }
 #endif
+
+/*
+ * @to takes @from's cgroup (cgroup v2, with the net_cls class id and the
+ * netprio index): what cgroup-bpf, nft's "socket cgroupv2", net_cls and
+ * sock_diag's INET_DIAG_CGROUP_ID see.  As MPTCP's subflows, through the
+ * references cgroup_sk_clone() and cgroup_sk_free() would take and drop:
+ * on the cgroup and on its bpf programs.
+ */
+static inline void pstripe_sk_cgroup_inherit(struct sock *from,
+					     struct sock *to)
+{
+#ifdef CONFIG_SOCK_CGROUP_DATA
+	struct cgroup *old = sock_cgroup_ptr(&to->sk_cgrp_data);
+	struct cgroup *cgrp = sock_cgroup_ptr(&from->sk_cgrp_data);
+
+	if (old == cgrp)
+		return;
+	cgroup_get(cgrp);
+	cgroup_bpf_get(cgrp);
+	to->sk_cgrp_data = from->sk_cgrp_data;
+	cgroup_bpf_put(old);
+	cgroup_put(old);
+#endif
+}
+
+/*
+ * @to, which holds no socket memory yet, charges what TCP keeps for it to
+ * @from's memory cgroup (mem_cgroup_sk_inherit() on 7.2).
+ */
+static inline void pstripe_sk_memcg_inherit(const struct sock *from,
+					    struct sock *to)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg = from->sk_memcg;
+
+	if (to->sk_memcg == memcg)
+		return;
+	if (memcg)
+		css_get(&memcg->css);
+	if (to->sk_memcg)
+		css_put(&to->sk_memcg->css);
+	to->sk_memcg = memcg;
+#endif
+}
+
+/* sock_diag shows @sk with inode number @ino. */
+static inline void pstripe_sk_set_ino(struct sock *sk, unsigned long ino)
+{
+#ifdef PSTRIPE_HAVE_SK_INO
+	WRITE_ONCE(sk->sk_ino, ino);
+#endif
+}
 
 static inline void pstripe_diag_set_owner(struct inet_diag_handler *h,
 					  struct module *owner)

@@ -57,6 +57,7 @@
 #include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/sched/signal.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/inet_common.h>
@@ -87,6 +88,14 @@ static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
 	csk = csock->sk;
 	child = pstripe_sk(csk);
 	child->csock = csock;
+	/*
+	 * The listener's, as TCP's clones are (sk_clone_lock()), not the
+	 * work's: its uid until accept() grafts it, its cgroup (cgroup-bpf's
+	 * socket option hooks read it) and LSM label.
+	 */
+	WRITE_ONCE(csk->sk_uid, lsk->sk_uid);
+	pstripe_sk_cgroup_inherit(lsk, csk);
+	security_sk_clone(lsk, csk);
 	child->rcmd_stream_cnt = lps->rcmd_stream_cnt;
 	child->max_stream_cnt = lps->max_stream_cnt;
 	child->driver = lps->driver;

@@ -365,7 +365,7 @@ static int pstripe_accept_sk(struct socket *sock, struct socket *newsock,
 	struct socket *csock;
 	struct sock *csk;
 	long timeo;
-	int err = 0;
+	int err = 0, i;
 
 	lock_sock(sk);
 	if (sk->sk_state != TCP_LISTEN) {
@@ -408,6 +408,9 @@ static int pstripe_accept_sk(struct socket *sock, struct socket *newsock,
 	csock->sk = NULL;
 	newsock->state = SS_CONNECTED;
 	pstripe_sync_opts(csk);
+	for (i = 0; i < child->nsf; i++)
+		if (child->sf[i])
+			pstripe_sf_show_owner(csk, child->sf[i]);
 	release_sock(csk);
 	sock_release(csock);
 	return 0;

@@ -815,6 +815,7 @@ struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 void pstripe_sf_free(struct pstripe_subflow *sf);
 void pstripe_sf_retire(struct pstripe_sock *ps, int i);
 void pstripe_sf_note_ports(struct pstripe_subflow *sf);
+void pstripe_sf_show_owner(struct sock *sk, struct pstripe_subflow *sf);
 int pstripe_sf_sendv(struct pstripe_subflow *sf, struct kvec *iov, int n,
 		     size_t len, int flags);
 int pstripe_sf_send(struct pstripe_subflow *sf, const void *buf,

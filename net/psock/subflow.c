@@ -11,6 +11,7 @@
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 #include <net/inet_common.h>
@@ -204,6 +205,51 @@ static noinline struct pstripe_subflow *pstripe_sf_alloc(void)
 }
 ALLOW_ERROR_INJECTION(pstripe_sf_alloc, NULL);
 
+/*
+ * A subflow of @sk is the application's, as a TCP socket of its own would
+ * be (MPTCP: mptcp_attach_cgroup(), security_mptcp_add_subflow()): the
+ * socket's uid (uid routing, nft's "meta skuid"), its cgroup with its
+ * net_cls class and netprio index (cgroup-bpf, nft's "socket cgroupv2"),
+ * its memory cgroup (what TCP keeps for the subflow) and its LSM label.
+ * The subflows the socket's work opens (data subflows, rejoins) would
+ * otherwise be the kworker's: uid 0, the root cgroup, the kernel's label;
+ * subflow 0 would be that of the caller of bind(), listen() or connect(),
+ * not that of the socket.  Before @ssk sends anything, so that nothing is
+ * charged yet; accepted subflows are clones of subflow 0 of the listener
+ * and inherit all of it from there, but the memory cgroup (which the
+ * kernel gives a TCP socket in accept(), from the caller).
+ */
+static void pstripe_sf_own(struct sock *sk, struct sock *ssk)
+{
+	WRITE_ONCE(ssk->sk_uid, sk->sk_uid);
+	pstripe_sk_cgroup_inherit(sk, ssk);
+	pstripe_sk_memcg_inherit(sk, ssk);
+	security_sk_clone(sk, ssk);
+}
+
+/*
+ * Subflow @sf of @sk is @sk's for routing by uid (an accepted subflow
+ * took the uid of the work that accepted it, kernel_accept() grafting it,
+ * until accept() grafts @sk, as an accepted TCP socket takes its
+ * acceptor's), and ss, /proc/net/tcp and sock_diag show it as @sk's: its
+ * socket's inode number, owner and group, as MPTCP's subflows.  Nothing
+ * before @sk has a socket of its own (a child not yet accepted).
+ */
+void pstripe_sf_show_owner(struct sock *sk, struct pstripe_subflow *sf)
+{
+	struct inode *to = SOCK_INODE(sf->sock);
+	const struct inode *from;
+
+	WRITE_ONCE(sf->sock->sk->sk_uid, sk->sk_uid);
+	if (!sk->sk_socket)
+		return;
+	from = SOCK_INODE(sk->sk_socket);
+	to->i_ino = from->i_ino;
+	to->i_uid = from->i_uid;
+	to->i_gid = from->i_gid;
+	pstripe_sk_set_ino(sf->sock->sk, from->i_ino);
+}
+
 /* A new TCP socket for subflow @index of @sk, callbacks attached. */
 struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 					  int *errp)
@@ -233,6 +279,8 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	 * inherit the reference.
 	 */
 	sk_net_refcnt_upgrade(ssk);
+	pstripe_sf_own(sk, ssk);
+	pstripe_sf_show_owner(sk, sf);
 	ssk->sk_reuse = sk->sk_reuse;
 	ssk->sk_reuseport = sk->sk_reuseport;
 	ssk->sk_bound_dev_if = sk->sk_bound_dev_if;
@@ -293,6 +341,8 @@ struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 		return NULL;
 	}
 	sf->sock = sock;
+	/* The listener's until accept() (pstripe_accept_sk()). */
+	pstripe_sf_show_owner(owner, sf);
 	INIT_LIST_HEAD(&sf->node);
 	INIT_LIST_HEAD(&sf->rnode);
 	INIT_HLIST_NODE(&sf->tnode);
@@ -539,6 +589,7 @@ void pstripe_sf_replace(struct pstripe_sock *ps, int i,
 	sf->index = old->index;
 	sf->route = old->route;
 	pstripe_sf_inherit(ps_sk(ps), sf->sock->sk, sf->index);
+	pstripe_sf_show_owner(ps_sk(ps), sf);
 	pstripe_sf_note_ports(sf);
 	WRITE_ONCE(ps->sf[i], sf);
 	ps->nlive++;

@@ -19,6 +19,7 @@
 #include <linux/sock_diag.h>
 
 #include "psock_lib.h"
+#include "sock_diag_lib.h"
 #include "kselftest_harness.h"
 
 #define ST_ALL		0xfffU
@@ -73,6 +74,20 @@ static void parse(const struct nlmsghdr *h, struct rec *r)
 	}
 }
 
+struct parse_out {
+	struct rec	*out;
+	int		n, max;
+};
+
+static void parse_one(const struct nlmsghdr *h, void *arg)
+{
+	struct parse_out *o = arg;
+
+	if (o->n < o->max)
+		parse(h, &o->out[o->n]);
+	o->n++;
+}
+
 /*
  * A request for @family's PSOCK sockets in @states (a dump), or for the
  * one of @cookie (when not NULL); the records in @out.  The number of
@@ -99,56 +114,14 @@ static int diag(int family, uint32_t states, uint16_t sport,
 		.ahdr.nla_type = INET_DIAG_REQ_PROTOCOL,
 		.proto = IPPROTO_PSOCK,
 	};
-	static __thread uint64_t buf[8192];
-	int fd, n = 0, err = 0;
-	bool done = false;
+	struct parse_out o = { .out = out, .max = max };
+	int n;
 
 	if (cookie)
 		memcpy(req.r.id.idiag_cookie, cookie, 8);
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	if (fd < 0)
-		return -errno;
-	if (send(fd, &req, sizeof(req), 0) < 0) {
-		close(fd);
-		return -errno;
-	}
-	while (!done && !err) {
-		ssize_t len = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h = (struct nlmsghdr *)buf;
-
-		if (len <= 0) {
-			err = len < 0 ? -errno : -EPROTO;
-			break;
-		}
-		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_type == NLMSG_DONE) {
-				int e = 0;
-
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(e)))
-					memcpy(&e, NLMSG_DATA(h), sizeof(e));
-				err = e < 0 ? e : 0;
-				done = true;
-				break;
-			}
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-				if (!err)
-					err = -EPROTO;
-				break;
-			}
-			if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY) {
-				err = -EPROTO;
-				break;
-			}
-			if (n < max)
-				parse(h, &out[n]);
-			n++;
-			if (cookie)
-				done = true;
-		}
-	}
-	close(fd);
-	return err ? err : n;
+	n = sock_diag_xchg(&req, sizeof(req), cookie != NULL, parse_one, &o);
+	/* A lookup answers with a socket or an error, never an ack. */
+	return cookie && !n ? -EPROTO : n;
 }
 
 static ino_t inode_of(int fd)
