@@ -19,7 +19,9 @@
  *              uid 0 gets EACCES, which shows the rule works.
  *   rejoin:    a data subflow destroyed (SOCK_DESTROY) is opened again by
  *              the work under the same rule, and the new one, on both
- *              ends, has the same identity.
+ *              ends, has the same identity; the client's cgroup was
+ *              removed before (the socket keeps it, and so does the new
+ *              subflow: KASAN on the debug kernel).
  *   memcg:     1 MiB the client has not read is socket memory ("sock" of
  *              memory.stat) of the memory cgroup the client's socket was
  *              made in, though it connected from the root cgroup.
@@ -399,6 +401,7 @@ sf_entry(const struct psock_info_buf *b, unsigned int index)
 TEST_F_TIMEOUT(ident, rejoin, 120)
 {
 	const struct psock_subflow_info *si;
+	uint64_t cg_cli = cg_id(self->cg_cli);
 	struct psock_info_buf b;
 	uint16_t old_port;
 	struct tcp_rec r;
@@ -411,6 +414,11 @@ TEST_F_TIMEOUT(ident, rejoin, 120)
 	c = accept_as(_metadata, self->lfd, fd);
 	ASSERT_LE(0, c);
 	ASSERT_EQ(0, wait_established(fd, NSF, &b));
+	/*
+	 * The client's cgroup removed while its socket lives: the socket
+	 * keeps it (offline), and so does the subflow opened again.
+	 */
+	ASSERT_EQ(0, rmdir(self->cg_cli));
 	si = sf_entry(&b, 2);
 	ASSERT_NE(NULL, si);
 	old_port = si->local_port;
@@ -428,7 +436,7 @@ TEST_F_TIMEOUT(ident, rejoin, 120)
 	}
 	ASSERT_LT(t, 300);
 	TH_LOG("subflow 2 again, port %u (was %u)", si->local_port, old_port);
-	check_subflows(_metadata, fd, variant->family, cg_id(self->cg_cli));
+	check_subflows(_metadata, fd, variant->family, cg_cli);
 	check_subflows(_metadata, c, variant->family, cg_id(self->cg_lis));
 	close(c);
 	close(fd);
