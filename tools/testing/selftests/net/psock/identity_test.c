@@ -22,6 +22,10 @@
  *              ends, has the same identity; the client's cgroup was
  *              removed before (the socket keeps it, and so does the new
  *              subflow: KASAN on the debug kernel).
+ *   churn:     two processes make, connect and close sockets whose cgroups
+ *              were removed right after socket(), for 3 s (60 s with
+ *              LONG=1): the cgroup references the subflows take and drop
+ *              balance (the debug kernel's detectors).
  *   memcg:     1 MiB the client has not read is socket memory ("sock" of
  *              memory.stat) of the memory cgroup the client's socket was
  *              made in, though it connected from the root cgroup.
@@ -32,6 +36,8 @@
 #include <poll.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <linux/inet_diag.h>
 
 #include "psock_lib.h"
@@ -507,6 +513,84 @@ TEST_F_TIMEOUT(ident, memcg, 120)
 	EXPECT_LT(64 * 1024, sock);
 	close(c);
 	close(fd);
+}
+
+/*
+ * One process's churn for @secs: each round a new cgroup, a socket made
+ * in it, the cgroup removed at once (the socket keeps it, offline), a
+ * 4-subflow connection through a listener of its own, one byte each way,
+ * both closed.  The number of rounds, or minus the step that failed.
+ */
+static int churn(int family, int secs, int id)
+{
+	time_t end = time(NULL) + secs;
+	struct sockaddr_storage ss;
+	socklen_t len = lo_addr(family, 0, &ss);
+	char cg[128], b = 'c';
+	int rounds = 0, lfd, port;
+
+	lfd = socket(family, SOCK_STREAM, IPPROTO_PSOCK);
+	if (lfd < 0 || psock_opts(lfd, NSF, NSF, -1) ||
+	    bind(lfd, (struct sockaddr *)&ss, len) || listen(lfd, 8))
+		return -1;
+	port = sock_port(lfd);
+	while (time(NULL) < end) {
+		struct psock_info_buf ib;
+		int fd, c, ok;
+
+		snprintf(cg, sizeof(cg), CG_ROOT "/psock_churn_%d_%d_%d",
+			 getpid(), id, rounds);
+		if (mkdir(cg, 0755))
+			return -2;
+		fd = socket_as(family, UID_CLIENT + id, cg);
+		if (fd < 0 || rmdir(cg))
+			return -3;
+		if (psock_opts(fd, NSF, NSF, -1) || lo_connect(fd, family, port))
+			return -4;
+		c = accept(lfd, NULL, NULL);
+		ok = c >= 0 && send(fd, &b, 1, 0) == 1 &&
+		     recv(c, &b, 1, MSG_WAITALL) == 1 &&
+		     wait_established(fd, NSF, &ib) == 0;
+		close(fd);
+		if (c >= 0)
+			close(c);
+		if (!ok)
+			return -5;
+		rounds++;
+	}
+	close(lfd);
+	return rounds;
+}
+
+/*
+ * Sockets whose cgroups are gone, made and closed by two processes at
+ * once, each of whose subflows takes and drops references on the
+ * socket's cgroup and its bpf programs (3 s, 60 s with LONG=1: make
+ * check-long).  The debug kernel reports a reference dropped twice (a
+ * use after free, a percpu_ref underflow) or kept (kmemleak).
+ */
+TEST_F_TIMEOUT(ident, churn, 300)
+{
+	int secs = getenv("LONG") && *getenv("LONG") == '1' ? 60 : 3;
+	pid_t pid[2];
+
+	for (int i = 0; i < 2; i++) {
+		pid[i] = fork();
+		ASSERT_LE(0, pid[i]);
+		if (!pid[i]) {
+			int n = churn(variant->family, secs, i);
+
+			printf("# churn %d: %d (rounds, or minus the failed step)\n",
+			       i, n);
+			_exit(n > 0 ? 0 : 1);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		int st;
+
+		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
 }
 
 TEST_HARNESS_MAIN
