@@ -119,7 +119,7 @@ static int diag(int family, uint32_t states, uint16_t sport,
 
 	if (cookie)
 		memcpy(req.r.id.idiag_cookie, cookie, 8);
-	n = sock_diag_xchg(&req, sizeof(req), cookie != NULL, parse_one, &o);
+	n = sock_diag_xchg(&req, sizeof(req), !!cookie, parse_one, &o);
 	/* A lookup answers with a socket or an error, never an ack. */
 	return cookie && !n ? -EPROTO : n;
 }

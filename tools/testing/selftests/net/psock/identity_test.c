@@ -276,10 +276,10 @@ FIXTURE_TEARDOWN(ident)
 }
 
 /* A client of UID_CLIENT's in its cgroup, connected by root. */
-static int client(struct __test_metadata *_metadata,
-		  FIXTURE_DATA(ident) *self, int family)
+static int client(struct __test_metadata *_metadata, const char *cg,
+		  int family)
 {
-	int fd = socket_as(family, UID_CLIENT, self->cg_cli);
+	int fd = socket_as(family, UID_CLIENT, cg);
 
 	EXPECT_LE(0, fd);
 	if (fd < 0)
@@ -339,7 +339,7 @@ TEST_F_TIMEOUT(ident, diag, 120)
 {
 	int fd, c;
 
-	fd = client(_metadata, self, variant->family);
+	fd = client(_metadata, self->cg_cli, variant->family);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
 	c = accept_as(_metadata, self->lfd, fd);
@@ -358,14 +358,14 @@ TEST_F_TIMEOUT(ident, diag, 120)
  */
 static int uid_rule(const char *ip, int port)
 {
-	char cmd[512];
+	char prohibit[128], cmd[512];
 
+	snprintf(prohibit, sizeof(prohibit), "prohibit ipproto tcp dport %d",
+		 port);
 	snprintf(cmd, sizeof(cmd),
-		 "%1$s rule add pref 100 ipproto tcp dport %2$d uidrange 0-%3$d prohibit && "
-		 "%1$s rule add pref 101 ipproto tcp dport %2$d uidrange %4$d-%5$d prohibit && "
-		 "%1$s rule add pref 200 lookup local && "
-		 "%1$s rule del pref 0 lookup local",
-		 ip, port, UID_CLIENT - 1, UID_CLIENT + 1, 1 << 30);
+		 "%s rule add pref 100 uidrange 0-%d %s && %s rule add pref 101 uidrange %d-%d %s && %s rule add pref 200 lookup local && %s rule del pref 0 lookup local",
+		 ip, UID_CLIENT - 1, prohibit, ip, UID_CLIENT + 1, 1 << 30,
+		 prohibit, ip, ip);
 	return system(cmd);
 }
 
@@ -382,7 +382,7 @@ TEST_F_TIMEOUT(ident, uid_rule, 120)
 	EXPECT_EQ(EACCES, errno);
 	close(fd);
 
-	fd = client(_metadata, self, variant->family);
+	fd = client(_metadata, self->cg_cli, variant->family);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
 	c = accept_as(_metadata, self->lfd, fd);
@@ -414,7 +414,7 @@ TEST_F_TIMEOUT(ident, rejoin, 120)
 	int fd, c, t;
 
 	ASSERT_EQ(0, uid_rule(variant->ip, self->port));
-	fd = client(_metadata, self, variant->family);
+	fd = client(_metadata, self->cg_cli, variant->family);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
 	c = accept_as(_metadata, self->lfd, fd);
@@ -479,7 +479,7 @@ TEST_F_TIMEOUT(ident, memcg, 120)
 
 	if (cg_sock(self->cg_cli) < 0)
 		SKIP(return, "no memory controller");
-	fd = client(_metadata, self, variant->family);
+	fd = client(_metadata, self->cg_cli, variant->family);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, lo_connect(fd, variant->family, self->port));
 	c = accept_as(_metadata, self->lfd, fd);
