@@ -263,6 +263,8 @@ struct pstripe_route {
  *	or send something on this subflow: its path worked then
  * @resumed_at: jiffies of the first such check after a silence of half
  *	a stale timeout or more
+ * @acked_at: jiffies of the last stale check that saw TCP snd_una move:
+ *	the path worked then for what we send
  * @in_flight: the last stale check saw data not acknowledged (in flight,
  *	or queued while the peer's window has room for a segment)
  * @graced: stuck, given until @grace_end to show that its path is back
@@ -340,6 +342,7 @@ struct pstripe_subflow {
 	unsigned long		progress_at;
 	unsigned long		heard_at;
 	unsigned long		resumed_at;
+	unsigned long		acked_at;
 	bool			in_flight;
 	bool			graced;
 	unsigned long		grace_end;

@@ -311,6 +311,7 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 	INIT_HLIST_NODE(&sf->tnode);
 	sf->heard_at = jiffies;
 	sf->resumed_at = jiffies;
+	sf->acked_at = jiffies;
 	pstripe_sf_attach(sf, sk, NULL);
 	return sf;
 }
@@ -348,6 +349,7 @@ struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 	INIT_HLIST_NODE(&sf->tnode);
 	sf->heard_at = jiffies;
 	sf->resumed_at = jiffies;
+	sf->acked_at = jiffies;
 	pstripe_sf_attach(sf, owner, lsf);
 	return sf;
 }
@@ -629,6 +631,8 @@ static bool pstripe_sf_stuck(struct pstripe_subflow *sf, unsigned long stale,
 			sf->resumed_at = jiffies;
 		sf->heard_at = jiffies;
 	}
+	if (una != sf->last_una)
+		sf->acked_at = jiffies;
 	sf->last_rcv = rcv;
 	/*
 	 * The peer's window is closed for TCP when no segment fits in it
@@ -657,13 +661,19 @@ static bool pstripe_sf_stuck(struct pstripe_subflow *sf, unsigned long stale,
 
 /*
  * Is stuck subflow @s's path gone while another works?  Another works
- * when the peer was heard on it well after @s went silent (half a stale
- * timeout after: the checks see an ack up to a quarter late, and a loss
- * that hit every path at once must not count the last acks before it).
- * When that one was silent too and came back (the end of an outage of
- * every path, or it merely had nothing to deliver), @s gets a grace of a
- * stale timeout and its retransmission timeout as they are then: its next
- * retransmission, answered, tells that its own path is back too.
+ * when the peer acknowledged what we sent on it well after @s went silent
+ * (half a stale timeout after: the checks see an ack up to a quarter
+ * late, and a loss that hit every path at once must not count the last
+ * acks before it).  Hearing the peer's data on it is not enough: when
+ * the peer's receiving stalls (TCP drops what it cannot hold under
+ * memory pressure, one direction of every path is lost) the peer still
+ * sends on every subflow while none of ours makes progress, and killing
+ * @s would move its blocks to subflows stalled the same way (an idle one
+ * is probed meanwhile: its answer is the ack that tells).  When that one
+ * was silent too and came back (the end of an outage of every path), @s
+ * gets a grace of a stale timeout and its retransmission timeout as they
+ * are then: its next retransmission, answered, tells that its own path is
+ * back too.
  */
 static bool pstripe_sf_forsaken(struct pstripe_sock *ps, int s,
 				unsigned long stale)
@@ -677,7 +687,7 @@ static bool pstripe_sf_forsaken(struct pstripe_sock *ps, int s,
 		struct pstripe_subflow *sf = ps->sf[i];
 
 		if (i == s || !pstripe_sf_live(sf) ||
-		    !time_after(sf->heard_at, since + stale / 2))
+		    !time_after(sf->acked_at, since + stale / 2))
 			continue;
 		if (!time_after(sf->resumed_at, since))
 			return true;	/* it worked all along */

@@ -18,7 +18,8 @@
 # server announces path 1.  A path that comes back gets its subflows
 # again.  Path 2 is also cut by TCP
 # resets (nft, past 1 MiB per connection).  When every path fails for a
-# while and comes back, the transfer goes on with every subflow.
+# while and comes back, the transfer goes on with every subflow.  When
+# one direction of every path stalls, no subflow is declared dead.
 
 cd "$(dirname "$0")" || exit 1
 . ../lib/tap_lib.sh
@@ -256,5 +257,69 @@ wait
 left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
 [ -n "$left" ] && [ "$left" -ge 1 ]
 tap_result $? "every path lost for a while: the connection keeps subflows (${left:-?} of 4)"
+
+# 6. One direction lost on every path while the other works: the client
+# drops the server's data (nft, input hook: the server's segments longer
+# than 200 bytes; its acks pass) for 3 stale timeouts while it goes on
+# sending.  Then the server hears the client on every subflow and none
+# of its own makes progress: the stall is the peer's receiving (as under
+# memory pressure, when TCP drops what it cannot hold), not a path, and
+# killing a subflow moves its blocks to others stalled the same way.
+# One TCP connection waits; so must the connection: no subflow lost at
+# either end.  Both paths at 10 Mbit/s here, so that the client's data
+# lasts through the stall (before, the server killed its 4 subflows one
+# stale timeout in, each as the client was heard on the others:
+# ETIMEDOUT, and ECONNRESET at the client).
+drop_from_server() {
+	ip netns exec $A nft -f - <<-EOF
+		table inet psock_oneway {
+			chain input {
+				type filter hook input priority 0; policy accept;
+				ip saddr { 10.71.1.2, 10.71.2.2 } meta length > 200 counter drop
+			}
+		}
+	EOF
+}
+
+lost_subflows() {
+	echo $(( $(counter $A SubflowsLostTimeout) + $(counter $B SubflowsLostTimeout) +
+		 $(counter $A SubflowsLostError) + $(counter $B SubflowsLostError) ))
+}
+
+for p in 1 2; do
+	tc -n $A qdisc change dev veth-a$p root netem delay 2ms rate 10mbit
+	tc -n $B qdisc change dev veth-b$p root netem delay 2ms rate 10mbit
+done
+lost=$(lost_subflows)
+fail_later drop_from_server
+(
+	for i in $(seq 1200); do
+		[ -e "$TMP/failed" ] && break
+		sleep 0.05
+	done
+	sleep $((3 * STALE / 1000))
+	ip netns exec $A nft list chain inet psock_oneway input |
+		sed -n 's/.* counter packets \([0-9]*\) .*/\1/p' > "$TMP/dropped"
+	ip netns exec $A nft delete table inet psock_oneway
+) &
+# Both ends hold their input back until the rule is in (the server's
+# 16 MiB would be through before on a slow host).
+gated "$TMP/b" $PC -i -n 4 -a 10.71.2.2 -l PORT
+srv=("${GATED[@]}")
+gated "$TMP/a" $PC -i -W $((3 * STALE)) -n 4 10.71.1.2 PORT
+SRV_SIZE=16777216 xfer "the server's data lost on every path for $((3 * STALE / 1000)) s: 8 MiB / 16 MiB, cmp both ways" \
+	8388608 "${srv[@]}" -- "${GATED[@]}"
+wait
+dropped=$(cat "$TMP/dropped" 2>/dev/null)
+[ "${dropped:-0}" -gt 0 ]
+tap_result $? "one-way stall: the client's rule dropped the server's data (${dropped:-?} segments)"
+left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
+lost=$(( $(lost_subflows) - lost ))
+[ "$left" = 4 ] && [ "$lost" = 0 ]
+tap_result $? "one-way stall: no subflow declared dead (${lost} lost, the client ends with ${left:-?} of 4)"
+tc -n $A qdisc change dev veth-a1 root netem delay 2ms rate 50mbit
+tc -n $B qdisc change dev veth-b1 root netem delay 2ms rate 50mbit
+tc -n $A qdisc change dev veth-a2 root netem delay 5ms rate 20mbit
+tc -n $B qdisc change dev veth-b2 root netem delay 5ms rate 20mbit
 
 tap_done

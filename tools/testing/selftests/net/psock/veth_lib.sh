@@ -70,7 +70,7 @@ xfer() {
 	shift
 	cli=("$@")
 	head -c "$size" /dev/urandom > "$TMP/a"
-	head -c $((size / 2 + 3)) /dev/urandom > "$TMP/b"
+	head -c ${SRV_SIZE:-$((size / 2 + 3))} /dev/urandom > "$TMP/b"
 	PORT=$((PORT + 1))
 	ct=$(close_timeouts)
 	t0=$(date +%s.%N)
