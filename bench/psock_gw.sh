@@ -78,6 +78,8 @@
 # with the smallest and the largest; each run measures every variant,
 # set-up and flow count once, in turn.  A figure under its goal is a result; only a failed
 # transfer fails the script.
+# BENCH_VARIANTS (a comma-separated list of the variants above) and
+# BENCH_FLOWS (of flow counts; empty: no fairness run) measure a part.
 # With BENCH_OUT set, the figures also go to $BENCH_OUT/psock_gw.dat for
 # bench/plot.sh.
 
@@ -92,8 +94,10 @@ C=pgwb-c I=pgwb-i R=pgwb-r O=pgwb-o S=pgwb-s
 SIZE=${BENCH_SIZE:-$((20 << 20))}
 TMO=120
 FAIR_T=14 FAIR_SKIP=4 FAIR_LEN=8
-FLOWS="1 2 4 8 16"
-VARIANTS="20mbit none loss0.1 loss1 loss5 inorder reorder10"
+FLOWS=${BENCH_FLOWS-1,2,4,8,16}
+FLOWS=${FLOWS//,/ }
+VARIANTS=${BENCH_VARIANTS:-20mbit,none,loss0.1,loss1,loss5,inorder,reorder10}
+VARIANTS=${VARIANTS//,/ }
 KINDS="direct gw1 gw2"
 PORT=7400
 EPS=	# the endpoints set: 1 (none) or 2
@@ -222,6 +226,12 @@ netem() {
 	record "$1/early" "${out#* }"
 }
 
+# TCP segments netns $1 has retransmitted so far.
+retrans() {
+	ip netns exec "$1" awk '$1 == "Tcp:" && !n { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") c = i; n = 1; next }
+		$1 == "Tcp:" && n { print $c }' /proc/net/snmp
+}
+
 # "PATH1 PATH2": the bytes pgwb-i has sent on each path so far.
 txbytes() {
 	ip netns exec $I cat /sys/class/net/i1/statistics/tx_bytes \
@@ -285,18 +295,25 @@ up() {
 
 # xfer KIND: one transfer of SIZE bytes, prints MB/s.
 xfer() {
-	local kind=$1 out rc s tx
+	local kind=$1 out rc s tx sender rtx
 	endpoints "$kind" || return 1
 	PORT=$((PORT + 1))
 	ip netns exec $S timeout $((TMO + 10)) $X -l $PORT -p tcp > /dev/null 2>&1 &
 	s=$!
 	up "$kind" $s || return 1
 	tx=$(txbytes)
+	# The TCP that crosses the paths: the client's, or the subflows'.
+	sender=$I
+	[ "$kind" = direct ] && sender=$C
+	rtx=$(retrans $sender)
 	# shellcheck disable=SC2046
 	out=$(ip netns exec $C timeout $TMO $X -p tcp -s "$SIZE" $(target "$kind"))
 	rc=$?
 	[ $rc -eq 0 ] || kill $s 2>/dev/null
 	wait $s || rc=1
+	[ $rc -eq 0 ] && [ -n "$RTX_KEY" ] &&
+		record "$RTX_KEY" "$(awk -v a="$rtx" -v b="$(retrans $sender)" \
+			-v s="$SIZE" 'BEGIN { printf "%.1f", (b - a) * 1048576 / s }')"
 	gw_stop
 	if [ $rc -ne 0 ]; then
 		echo "psock_gw.sh: $kind: transfer failed or took more than $TMO s" >&2
@@ -379,8 +396,10 @@ for r in $(seq "$REPS"); do
 	for v in $VARIANTS; do
 		variant $v || { echo "psock_gw.sh: tc failed ($v)" >&2; exit 1; }
 		for k in $KINDS; do
+			RTX_KEY=$v/$k/rtx
 			run "$v/$k" xfer $k
 		done
+		RTX_KEY=
 		netem $v
 	done
 	variant 20mbit
@@ -508,6 +527,11 @@ printf 'lossless medians, MB/s: direct TCP %s, pair path 1 %s, 2 paths %s; in or
 	"$(fmt2 inorder/direct)" "$(fmt2 inorder/gw1)" "$(fmt2 inorder/gw2)"
 printf 'netem on the way of the data (medians): dropped %s%%, %s%%, %s%% of the packets; reordering: %s%% sent early\n' \
 	"$(fmt2 loss0.1/lost)" "$(fmt2 loss1/lost)" "$(fmt2 loss5/lost)" "$(fmt2 reorder10/early)"
+echo "TCP segments retransmitted on the paths per MiB sent (medians; direct: the client's, pair: the subflows'):"
+for v in 20mbit loss0.1 loss1 loss5 inorder reorder10; do
+	printf '  %-10s direct %s, pair path 1 %s, 2 paths %s\n' $v \
+		"$(fmt2 $v/direct/rtx)" "$(fmt2 $v/gw1/rtx)" "$(fmt2 $v/gw2/rtx)"
+done
 r1=$(over reorder10/gw1 inorder/gw1 2) r2=$(over reorder10/gw2 inorder/gw2 2)
 echo "goal: the pair under 10% reordering >= 0.9 of in order: path 1 ${r1%% *} $(goal "${r1%% *}" 0.9), 2 paths ${r2%% *} $(goal "${r2%% *}" 0.9)"
 
