@@ -282,7 +282,7 @@ bool pstripe_rcv_lowat_met(struct pstripe_sock *ps)
 
 	if (low <= 1 || READ_ONCE(ps->rcv_eof) ||
 	    (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) ||
-	    !READ_ONCE(ps->nlive))
+	    pstripe_failed(ps))
 		return true;
 	bytes = atomic_read(&sk->sk_rmem_alloc);
 	for (i = 0; i < READ_ONCE(ps->nsf) && bytes < low; i++) {
@@ -356,7 +356,7 @@ __pstripe_hot bool pstripe_rcv_ready(struct pstripe_sock *ps)
 		     pstripe_sf_end_next(ps, sf)))
 			return true;
 	}
-	return !READ_ONCE(ps->nlive);
+	return pstripe_failed(ps);
 }
 
 /*
@@ -739,7 +739,7 @@ static int pstripe_rcv_missing(struct pstripe_sock *ps,
 	if (look->open)
 		return -EAGAIN;
 	if (!ps->nlive)
-		return -ECONNRESET;
+		return pstripe_failed(ps) ? -ECONNRESET : -EAGAIN;
 	if (ps->ooo_cnt)
 		return -EPROTO;	/* a block is missing: the peer broke it */
 	/* Every subflow ended without an end-of-stream block. */

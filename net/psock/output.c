@@ -482,8 +482,8 @@ __pstripe_hot int pstripe_send_block(struct pstripe_sock *ps,
 	int best, err;
 
 	pstripe_push(ps, false);
-	if (!ps->nlive)
-		return -ECONNRESET;
+	if (!ps->nlive)		/* waiting for a rejoin: pstripe_limbo_enter() */
+		return pstripe_failed(ps) ? -ECONNRESET : -EAGAIN;
 	/*
 	 * The fewest blocks for the write, of equal size: a write of 16384
 	 * bytes (nc's) is two of 8192, not 16376 and 8, which in round-robin

@@ -348,8 +348,8 @@ static void pstripe_rejoin_step(struct pstripe_sock *ps)
  * pstripe_pm_work() - open dead subflows again, one at a time
  * @ps: a client's established striped connection, its lock held
  *
- * Not once the connection failed (no subflow left), nor once our end of
- * the stream is sent (shutdown(), close()): what is left goes on the
+ * Not once the connection failed (no subflow left, none awaited), nor
+ * once our end of the stream is sent (shutdown(), close()): what is left goes on the
  * subflows there are.
  */
 void pstripe_pm_work(struct pstripe_sock *ps)
@@ -358,7 +358,7 @@ void pstripe_pm_work(struct pstripe_sock *ps)
 	int i;
 
 	sock_owned_by_me(ps_sk(ps));
-	if (!ps->nlive || ps->snd_fin || ps->bg_close) {
+	if (pstripe_failed(ps) || ps->snd_fin || ps->bg_close) {
 		pstripe_pm_stop(ps);
 		return;
 	}
@@ -382,6 +382,87 @@ void pstripe_pm_work(struct pstripe_sock *ps)
 	}
 	if (next)
 		pstripe_schedule_by(ps, next - jiffies);
+}
+
+/*
+ * ---- crossing verdicts ----
+ *
+ * When opposite directions of different paths stall at once (our data
+ * lost on one, the peer's on another), each end sees its own data stuck
+ * on a subflow while another works, declares it dead and resets it; the
+ * other end then loses the subflow it still used to that reset, and with
+ * both verdicts, either end may lose its last one.  A reset is all the
+ * peer says, so an end whose last subflow was reset by the peer within
+ * two stale timeouts of a stale verdict of its own takes it for that
+ * crossing: it waits two stale timeouts for a rejoin (the client opens
+ * its dead slots again as after any failure, the server takes them)
+ * before it fails with ECONNRESET.  A peer that aborted right after such
+ * a verdict costs that wait.  Not when no rejoin can come: the client's
+ * end of the stream is sent (it opens nothing more), or the server has
+ * read it.
+ */
+
+/* Does the client open dead slots again (any remembered route)? */
+static bool pstripe_pm_reopens(const struct pstripe_sock *ps)
+{
+	int i;
+
+	for (i = 0; i < ps->nsf; i++)
+		if (ps->sf[i] && ps->sf[i]->route.alen)
+			return true;
+	return false;
+}
+
+/**
+ * pstripe_limbo_enter() - wait for a rejoin instead of failing?
+ * @ps: an established striped connection, its lock held
+ * @err: the error of its last live subflow, about to be reset
+ *
+ * Return: true when the connection waits (@rj_limbo set, the work
+ *	scheduled for its end), false when it fails with the subflow.
+ */
+bool pstripe_limbo_enter(struct pstripe_sock *ps, int err)
+{
+	unsigned long wait = 2 * pstripe_stale_jiffies(ps_sk(ps));
+
+	sock_owned_by_me(ps_sk(ps));
+	if (err != -ECONNRESET || !ps->stale_kill_at ||
+	    time_after(jiffies, ps->stale_kill_at + wait) || ps->closing ||
+	    ps_sk(ps)->sk_state != TCP_ESTABLISHED || ps->fallback)
+		return false;
+	if (pstripe_pm_reopens(ps) ? ps->snd_fin || ps->bg_close :
+				     ps->rcv_fin_known)
+		return false;
+	ps->rj_limbo_end = jiffies + wait;
+	WRITE_ONCE(ps->rj_limbo, true);
+	pstripe_schedule_by(ps, wait);
+	return true;
+}
+
+/*
+ * The work: a connection waiting for a rejoin (pstripe_limbo_enter())
+ * that got none in time fails, as it would have with its last subflow.
+ */
+void pstripe_limbo_check(struct pstripe_sock *ps)
+{
+	struct sock *sk = ps_sk(ps);
+
+	sock_owned_by_me(sk);
+	if (!ps->rj_limbo)
+		return;
+	if (ps->nlive) {
+		WRITE_ONCE(ps->rj_limbo, false);
+		return;
+	}
+	if (time_before(jiffies, ps->rj_limbo_end)) {
+		pstripe_schedule_by(ps, ps->rj_limbo_end - jiffies);
+		return;
+	}
+	WRITE_ONCE(ps->rj_limbo, false);
+	pstripe_pm_stop(ps);
+	WRITE_ONCE(sk->sk_err, ECONNRESET);
+	sk_error_report(sk);
+	pstripe_wake(sk);
 }
 
 /* ---- subflows that rejoin (server) ---- */
@@ -453,7 +534,7 @@ void pstripe_rejoin_take(struct pstripe_sock *ps)
 		int i = sf->index;
 
 		list_del_init(&sf->node);
-		if (i >= ps->nsf || !ps->sf[i] || !ps->nlive ||
+		if (i >= ps->nsf || !ps->sf[i] || pstripe_failed(ps) ||
 		    !pstripe_rejoin_names(sf, ps->sf[i]) ||
 		    pstripe_sf_state(sf) != TCP_ESTABLISHED) {
 			pstripe_rejoin_refuse(ps, sf);

@@ -879,7 +879,7 @@ static __pstripe_hot int pstripe_recvmsg(struct socket *sock,
 			/* Bad input from the peer: reset the connection. */
 			if (r == -EPROTO)
 				pstripe_abort(ps, r);
-			else if (!ps->fallback && !ps->nlive)
+			else if (!ps->fallback && pstripe_failed(ps))
 				err = sock_error(sk) ? : r;
 			/*
 			 * As TCP: an error (a reset) behind data read in
@@ -1001,7 +1001,7 @@ static bool pstripe_linger_done(struct pstripe_sock *ps)
 {
 	if (ps->fallback)
 		return pstripe_plain_fin_acked(ps);
-	return pstripe_data_acked(ps) || !READ_ONCE(ps->nlive);
+	return pstripe_data_acked(ps) || pstripe_failed(ps);
 }
 
 /*
@@ -1036,7 +1036,7 @@ static bool pstripe_close_bg(struct pstripe_sock *ps)
 	struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
 
 	sock_owned_by_me(sk);
-	if (pstripe_data_acked(ps) || !ps->nlive)
+	if (pstripe_data_acked(ps) || pstripe_failed(ps))
 		return false;
 	if (atomic_inc_return(&pn->bg_closes) > PSTRIPE_BG_CLOSE_MAX) {
 		atomic_dec(&pn->bg_closes);
@@ -1127,7 +1127,7 @@ static bool pstripe_bg_close_done(struct pstripe_sock *ps)
 		ps->bg_una = ps->snd_una;
 		ps->bg_deadline = jiffies + pstripe_bg_budget(sk);
 	}
-	if (!ps->nlive || pstripe_data_acked(ps))
+	if (pstripe_failed(ps) || pstripe_data_acked(ps))
 		return true;
 	if (pstripe_unread(ps)) {
 		ps->close_rst = true;
@@ -1281,6 +1281,7 @@ static void pstripe_work(struct work_struct *work)
 		pstripe_check_subflows(ps);
 		pstripe_rejoin_take(ps);
 		pstripe_pm_work(ps);
+		pstripe_limbo_check(ps);
 		pstripe_push_all(ps);
 		pstripe_wake(sk);
 		if (ps->bg_close && pstripe_bg_close_done(ps)) {

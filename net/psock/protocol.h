@@ -527,6 +527,13 @@ struct pstripe_tcp_opts {
  *	them into @sf (by &pstripe_subflow.node)
  * @rj_len: server: entries of @rj_q, at most PSOCK_STREAM_CNT_LIMIT
  * @rj_closed: server: torn down; nothing is queued on @rj_q any more
+ * @stale_kill_at: when the stale check last declared a subflow dead
+ *	(0: never); see @rj_limbo
+ * @rj_limbo: no subflow left, the last ones reset by the peer soon after
+ *	we declared one of ours dead (pm.c, "Crossing verdicts"): the
+ *	connection waits for a rejoin until @rj_limbo_end instead of
+ *	failing (read by poll() and the wait conditions)
+ * @rj_limbo_end: see @rj_limbo
  * @tok_node: server: in the token table while established (token.c)
  * @all_node: in its namespace's &pstripe_pernet.socks while ->init has
  *	succeeded and ->destroy not run (protected by its @socks_lock)
@@ -626,6 +633,9 @@ struct pstripe_sock {
 	struct list_head	rj_q;
 	int			rj_len;
 	bool			rj_closed;
+	unsigned long		stale_kill_at;
+	bool			rj_limbo;
+	unsigned long		rj_limbo_end;
 	struct hlist_node	tok_node;
 	struct list_head	all_node;
 };
@@ -753,6 +763,15 @@ static inline struct sock *ps_sk(struct pstripe_sock *ps)
 static inline bool pstripe_switching(struct pstripe_sock *ps)
 {
 	return ps->opt_switched && ps_sk(ps)->sk_state == TCP_SYN_SENT;
+}
+
+/*
+ * Every subflow dead and no rejoin awaited (pstripe_limbo_enter()): the
+ * connection failed.  Lockless: poll() and the wait conditions.
+ */
+static inline bool pstripe_failed(const struct pstripe_sock *ps)
+{
+	return !READ_ONCE(ps->nlive) && !READ_ONCE(ps->rj_limbo);
 }
 
 /* ctrl.c */
@@ -942,6 +961,8 @@ bool pstripe_addr_msg_sane(struct pstripe_sock *ps,
 void pstripe_route_control(struct pstripe_sock *ps);
 void pstripe_pm_work(struct pstripe_sock *ps);
 void pstripe_pm_stop(struct pstripe_sock *ps);
+bool pstripe_limbo_enter(struct pstripe_sock *ps, int err);
+void pstripe_limbo_check(struct pstripe_sock *ps);
 bool pstripe_rejoin_queue(struct pstripe_sock *ps,
 			  struct pstripe_subflow *sf);
 void pstripe_rejoin_take(struct pstripe_sock *ps);

@@ -528,6 +528,8 @@ void pstripe_sf_retire(struct pstripe_sock *ps, int i)
  * stale_timeout_ms.  Counted as lost (SubflowsLost*), then reset.
  * Subflows we reset for our own reasons (a protocol error, close(), a
  * rejoin in their place) go through pstripe_sf_reset() and are not lost.
+ * The last one reset by the peer may leave the connection waiting for a
+ * rejoin instead of failed (pstripe_limbo_enter()).
  */
 void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
 {
@@ -536,6 +538,13 @@ void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err)
 	pstripe_mib_inc(sock_net(ps_sk(ps)), err == -ETIMEDOUT ?
 			PSTRIPE_MIB_SUBFLOWS_LOST_TIMEOUT :
 			PSTRIPE_MIB_SUBFLOWS_LOST_ERROR);
+	if (err == -ETIMEDOUT)
+		ps->stale_kill_at = jiffies ? : 1;
+	if (ps->nlive == 1 && pstripe_limbo_enter(ps, err)) {
+		pstripe_sf_stop(ps, i, err);
+		pstripe_wake(ps_sk(ps));
+		return;
+	}
 	pstripe_sf_reset(ps, i, err);
 }
 
@@ -549,6 +558,7 @@ void pstripe_abort(struct pstripe_sock *ps, int err)
 
 	if (ps->nlive)
 		pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_ABORTS);
+	WRITE_ONCE(ps->rj_limbo, false);
 	for (i = 0; i < ps->nsf; i++)
 		pstripe_sf_reset(ps, i, err);
 	WRITE_ONCE(ps_sk(ps)->sk_err, -err);
@@ -595,6 +605,7 @@ void pstripe_sf_replace(struct pstripe_sock *ps, int i,
 	pstripe_sf_note_ports(sf);
 	WRITE_ONCE(ps->sf[i], sf);
 	ps->nlive++;
+	WRITE_ONCE(ps->rj_limbo, false);
 	pstripe_mib_inc(sock_net(ps_sk(ps)), PSTRIPE_MIB_SUBFLOWS_REOPENED);
 	pstripe_nl_sf_established(sf);
 	INIT_RCU_WORK(&old->free_rwork, pstripe_sf_free_rwork);

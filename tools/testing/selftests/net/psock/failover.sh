@@ -19,7 +19,9 @@
 # again.  Path 2 is also cut by TCP
 # resets (nft, past 1 MiB per connection).  When every path fails for a
 # while and comes back, the transfer goes on with every subflow.  When
-# one direction of every path stalls, no subflow is declared dead.
+# one direction of every path stalls, no subflow is declared dead; when
+# opposite directions of the two paths stall, the connection survives the
+# verdicts of both ends.
 
 cd "$(dirname "$0")" || exit 1
 . ../lib/tap_lib.sh
@@ -281,6 +283,17 @@ drop_from_server() {
 	EOF
 }
 
+# stall_time: once fail_later's CMD ran (at most 60 s), 3 stale timeouts.
+stall_time() {
+	local i
+
+	for i in $(seq 1200); do
+		[ -e "$TMP/failed" ] && break
+		sleep 0.05
+	done
+	sleep $((3 * STALE / 1000))
+}
+
 lost_subflows() {
 	echo $(( $(counter $A SubflowsLostTimeout) + $(counter $B SubflowsLostTimeout) +
 		 $(counter $A SubflowsLostError) + $(counter $B SubflowsLostError) ))
@@ -293,11 +306,7 @@ done
 lost=$(lost_subflows)
 fail_later drop_from_server
 (
-	for i in $(seq 1200); do
-		[ -e "$TMP/failed" ] && break
-		sleep 0.05
-	done
-	sleep $((3 * STALE / 1000))
+	stall_time
 	ip netns exec $A nft list chain inet psock_oneway input |
 		sed -n 's/.* counter packets \([0-9]*\) .*/\1/p' > "$TMP/dropped"
 	ip netns exec $A nft delete table inet psock_oneway
@@ -317,6 +326,59 @@ left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
 lost=$(( $(lost_subflows) - lost ))
 [ "$left" = 4 ] && [ "$lost" = 0 ]
 tap_result $? "one-way stall: no subflow declared dead (${lost} lost, the client ends with ${left:-?} of 4)"
+# 7. Opposite directions of different paths stall at once: the server
+# drops the client's data on path 1, the client drops the server's on
+# path 2 (nft, input hooks, segments longer than 200 bytes; acks and
+# handshakes pass) for 3 stale timeouts.  Each end sees its own data
+# stuck on one path while the other works, declares the subflows of that
+# path dead and resets them, and the other end loses its last subflows to
+# those resets: before, both ended in ECONNRESET.  An end whose last
+# subflow was reset by the peer within 2 stale timeouts of a stale
+# verdict of its own waits that long for a rejoin: the client opens the
+# dead slots again (the server's listener stays open, -k), and the
+# transfer completes.  Both paths still at 10 Mbit/s (case 6).
+drop_data_from() {	# drop_data_from NS SADDR
+	ip netns exec "$1" nft -f - <<-EOF
+		table inet psock_cross {
+			chain input {
+				type filter hook input priority 0; policy accept;
+				ip saddr $2 meta length > 200 counter drop
+			}
+		}
+	EOF
+}
+
+drop_crossing() {
+	drop_data_from $B 10.71.1.1 && drop_data_from $A 10.71.2.2
+}
+
+cross_dropped() {	# cross_dropped NS
+	ip netns exec $1 nft list chain inet psock_cross input |
+		sed -n 's/.* counter packets \([0-9]*\) .*/\1/p'
+}
+
+lost=$(lost_subflows)
+fail_later drop_crossing
+(
+	stall_time
+	echo "$(cross_dropped $B) $(cross_dropped $A)" > "$TMP/dropped"
+	ip netns exec $A nft delete table inet psock_cross
+	ip netns exec $B nft delete table inet psock_cross
+) &
+gated "$TMP/b" $PC -i -n 4 -a 10.71.2.2 -k -l PORT
+srv=("${GATED[@]}")
+gated "$TMP/a" $PC -i -W $((3 * STALE)) -n 4 10.71.1.2 PORT
+SRV_SIZE=16777216 xfer "crossing stalls: the client's data lost on path 1, the server's on path 2, for $((3 * STALE / 1000)) s: 8 MiB / 16 MiB, cmp both ways" \
+	8388608 "${srv[@]}" -- "${GATED[@]}"
+wait
+read -r d1 d2 < "$TMP/dropped"
+[ "${d1:-0}" -gt 0 ] && [ "${d2:-0}" -gt 0 ]
+tap_result $? "crossing stalls: the rules dropped the client's data on path 1 (${d1:-?}) and the server's on path 2 (${d2:-?})"
+left=$(sed -n 's/^end: subflows=//p' "$TMP/a.err")
+lost=$(( $(lost_subflows) - lost ))
+[ -n "$left" ] && [ "$left" -ge 1 ]
+tap_result $? "crossing stalls: the client ends with subflows (${left:-?} of 4; ${lost} lost on the way)"
+
 tc -n $A qdisc change dev veth-a1 root netem delay 2ms rate 50mbit
 tc -n $B qdisc change dev veth-b1 root netem delay 2ms rate 50mbit
 tc -n $A qdisc change dev veth-a2 root netem delay 5ms rate 20mbit
