@@ -349,8 +349,8 @@ static void pstripe_rejoin_step(struct pstripe_sock *ps)
  * @ps: a client's established striped connection, its lock held
  *
  * Not once the connection failed (no subflow left, none awaited), nor
- * once our end of the stream is sent (shutdown(), close()): what is left goes on the
- * subflows there are.
+ * once our end of the stream is sent (shutdown(), close()): what is left
+ * goes on the subflows there are.
  */
 void pstripe_pm_work(struct pstripe_sock *ps)
 {
@@ -445,9 +445,7 @@ bool pstripe_limbo_enter(struct pstripe_sock *ps, int err)
  */
 void pstripe_limbo_check(struct pstripe_sock *ps)
 {
-	struct sock *sk = ps_sk(ps);
-
-	sock_owned_by_me(sk);
+	sock_owned_by_me(ps_sk(ps));
 	if (!ps->rj_limbo)
 		return;
 	if (ps->nlive) {
@@ -460,9 +458,8 @@ void pstripe_limbo_check(struct pstripe_sock *ps)
 	}
 	WRITE_ONCE(ps->rj_limbo, false);
 	pstripe_pm_stop(ps);
-	WRITE_ONCE(sk->sk_err, ECONNRESET);
-	sk_error_report(sk);
-	pstripe_wake(sk);
+	pstripe_fail(ps, -ECONNRESET);
+	pstripe_wake(ps_sk(ps));
 }
 
 /* ---- subflows that rejoin (server) ---- */

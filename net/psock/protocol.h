@@ -530,7 +530,7 @@ struct pstripe_tcp_opts {
  * @stale_kill_at: when the stale check last declared a subflow dead
  *	(0: never); see @rj_limbo
  * @rj_limbo: no subflow left, the last ones reset by the peer soon after
- *	we declared one of ours dead (pm.c, "Crossing verdicts"): the
+ *	we declared one of ours dead (pm.c, "crossing verdicts"): the
  *	connection waits for a rejoin until @rj_limbo_end instead of
  *	failing (read by poll() and the wait conditions)
  * @rj_limbo_end: see @rj_limbo
@@ -850,6 +850,7 @@ bool pstripe_sf_readable_data(const struct pstripe_subflow *sf);
 bool pstripe_sf_live(const struct pstripe_subflow *sf);
 void pstripe_sf_kill(struct pstripe_sock *ps, int i, int err);
 void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err);
+void pstripe_fail(struct pstripe_sock *ps, int err);
 void pstripe_abort(struct pstripe_sock *ps, int err);
 void pstripe_release_subflows(struct pstripe_sock *ps);
 void pstripe_sf_replace(struct pstripe_sock *ps, int i,

@@ -495,19 +495,24 @@ static void pstripe_sf_stop(struct pstripe_sock *ps, int i, int err)
 		 ps->nlive);
 }
 
-/* pstripe_sf_stop(); the connection fails with its last subflow. */
-void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err)
+/* No subflow left: the socket reports @err (negative; ECONNRESET if 0). */
+void pstripe_fail(struct pstripe_sock *ps, int err)
 {
 	struct sock *sk = ps_sk(ps);
 
+	WRITE_ONCE(sk->sk_err, err < 0 ? -err : ECONNRESET);
+	sk_error_report(sk);
+}
+
+/* pstripe_sf_stop(); the connection fails with its last subflow. */
+void pstripe_sf_reset(struct pstripe_sock *ps, int i, int err)
+{
 	if (!pstripe_sf_live(ps->sf[i]))
 		return;
 	pstripe_sf_stop(ps, i, err);
-	if (!ps->nlive) {
-		WRITE_ONCE(sk->sk_err, err < 0 ? -err : ECONNRESET);
-		sk_error_report(sk);
-	}
-	pstripe_wake(sk);
+	if (!ps->nlive)
+		pstripe_fail(ps, err);
+	pstripe_wake(ps_sk(ps));
 }
 
 /*
