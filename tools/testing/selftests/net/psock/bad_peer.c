@@ -1909,7 +1909,10 @@ TEST_F_TIMEOUT(busy, late_server_hello_busy_reader, 300)
 				break;
 		}
 		if (r <= 0) {
-			none++;
+			if (!none++)
+				TH_LOG("connection %d read nothing in %.0f ms: %zd (%s)",
+				       i, now_ms() - t0, r,
+				       r < 0 ? strerror(errno) : "end of stream");
 		} else if (memcmp(buf, "pong", r < 4 ? r : 4)) {
 			if (!bad++)
 				TH_LOG("connection %d read %zd bytes: %02x %02x %02x %02x",
