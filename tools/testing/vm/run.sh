@@ -21,11 +21,11 @@
 #             that is set (a subset for a machine where the full debug run
 #             does not fit), else every program but DEBUG_LEAVE_OUT's
 #   LEAVE_OUT_6_1, LEAVE_OUT_6_12  programs the Debian kernel leaves out
-#             by default in check mode (see debian_programs()); none with
+#             by default in check mode (see leave_out()); none with
 #             LONG=1
 #   DEBUG_LEAVE_OUT  programs the debug kernel leaves out by default
 #             (packaging, the CLI's golden output, the transfer matrix;
-#             see debug_programs()); none with LONG=1
+#             see programs_but()); none with LONG=1
 #   VM_TIMEOUT  seconds one VM may run (default 1800; 3000 for the debug
 #             kernel; 4800 for bench, whose psock_gw.sh alone takes about
 #             1200); the whole process group of the VM is killed then
@@ -197,10 +197,11 @@ if [ "${LONG:-0}" = 1 ]; then
 else
 	DEBUG_LEAVE_OUT=${DEBUG_LEAVE_OUT-install/install.sh hicn/lib_examples.sh hicn/netlink.sh psock/netlink.sh psock/veth_transfer.sh psock/stream_test hicn/transfer_test psock/failover.sh hicn/mem_test psock/load_test hicn/memcg_test hicn/cycles_test hicn/modules.sh psock/modules.sh psock/flood_test hicn/fib_test.py hicn/path_test.py psock/psockize.sh psock/psock_gw.sh}
 fi
-debug_programs() {
+# programs_but LIST: every program of every suite but those of LIST.
+programs_but() {
 	# shellcheck disable=SC2086
 	selected_programs "hicn psock install" |
-		grep -v -x -F -f <(printf '%s\n' $DEBUG_LEAVE_OUT) | tr '\n' ' '
+		grep -v -x -F -f <(printf '%s\n' $1) | tr '\n' ' '
 }
 
 # The two programs of Debian's unmodified applications over PSOCK, each
@@ -219,16 +220,12 @@ else
 	LEAVE_OUT_6_1=${LEAVE_OUT_6_1-psock/psock_gw.sh}
 	LEAVE_OUT_6_12=${LEAVE_OUT_6_12-psock/psockize.sh}
 fi
-# debian_programs NAME: every program but the kernel's LEAVE_OUT_*.
-debian_programs() {
-	local out=
+# leave_out NAME: what the Debian kernel NAME leaves out in check mode.
+leave_out() {
 	case $1 in
-	6.1) out=$LEAVE_OUT_6_1 ;;
-	6.12) out=$LEAVE_OUT_6_12 ;;
+	6.1) echo "$LEAVE_OUT_6_1" ;;
+	6.12) echo "$LEAVE_OUT_6_12" ;;
 	esac
-	# shellcheck disable=SC2086
-	selected_programs "hicn psock install" |
-		grep -v -x -F -f <(printf '%s\n' $out) | tr '\n' ' '
 }
 
 # Tests a kernel is expected to run: baseline.txt per program, 1 for a
@@ -364,11 +361,11 @@ for k in $KERNELS; do
 		# becomes a panic with its stacks in the console log.
 		append="$append kasan_multi_shot hung_task_panic=1"
 		append="$append softlockup_panic=1 hung_task_timeout_secs=120"
-		[ -n "$suites" ] || suites=${DEBUG_SUITES:-$(debug_programs)}
+		[ -n "$suites" ] || suites=${DEBUG_SUITES:-$(programs_but "$DEBUG_LEAVE_OUT")}
 		tmo=${VM_TIMEOUT:-3000} ;;
 	*)
 		[ -n "$suites" ] || [ "$MODE" != check ] ||
-			suites=$(debian_programs "$name") ;;
+			suites=$(programs_but "$(leave_out "$name")") ;;
 	esac
 	mapfile -t progs < <(selected_programs "${suites:-hicn psock install}")
 	res=$RUN/$name
