@@ -147,13 +147,13 @@ both_loss 2 0
 # after it died, then 2 s, 4 s ... after each failed try), in place of
 # the dead ones at both ends, and they carry data to the end.  They come
 # through the server's listener, which stays open (-k) as a server's
-# does.  The client holds the rest of its input back until 8 s after the
+# does.  The client holds the rest of its input back until 12 s after the
 # path is back.
 cut_then_back() {
 	both_loss 2 100
 	sleep $((3 * STALE / 1000))
 	both_loss 2 0
-	sleep 8
+	sleep 12
 }
 # run_back DESC CONNECT ANNOUNCE: as run_failover, path 2 cut and back.
 run_back() {
