@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot one VM per target kernel, one at a time, and run a job inside it
-# (guest.sh).
+# Boot one VM per target kernel and run a job inside it (guest.sh): in
+# check mode the Debian kernels side by side with one vCPU each, then the
+# debug kernel alone with two; one at a time otherwise.
 #
 #   run.sh check   every selftest suite; TAP collected, kernel log checked
 #   run.sh demo    the demo of the main job
@@ -26,9 +27,13 @@
 #   DEBUG_LEAVE_OUT  programs the debug kernel leaves out by default
 #             (packaging, the CLI's golden output, the transfer matrix;
 #             see programs_but()); none with LONG=1
-#   VM_TIMEOUT  seconds one VM may run (default 1800; 3000 for the debug
-#             kernel; 4800 for bench, whose psock_gw.sh alone takes about
-#             1200); the whole process group of the VM is killed then
+#   VM_TIMEOUT  seconds one VM may run (default 1800; 2700 for Debian
+#             guests side by side; 3000 for the debug kernel; 4800 for
+#             bench, whose psock_gw.sh alone takes about 1200); the whole
+#             process group of the VM is killed then
+#   VM_PARALLEL  0: the Debian kernels of a check one at a time with 2
+#             vCPUs each, instead of side by side (default 1)
+#   VM_CPUS   vCPUs of a guest (default 1 side by side, else 2)
 #   VM_MEMORY memory of the guest (default 2G)
 #   VM_9P_CACHE  the 9p cache mode of the guest's root (default loose;
 #             none: virtme-ng's own, for comparison; see bin/virtme-run)
@@ -285,9 +290,9 @@ boot_cause() {		# boot_cause LOG
 # Boot the VM once.  timeout runs in a process group of its own (no
 # --foreground), so on expiry it signals the whole group: vng, virtme-run and
 # QEMU, which would otherwise survive and hang the run.
-boot_vm() {		# boot_vm LOG TIMEOUT APPEND ACCEL REL RES SUITES
-	local log=$1 tmo=$2 append=$3 accel=$4 rel=$5 res=$6 suites=$7 pid
-	local fifo=$RUN/.console.fifo shown
+boot_vm() {		# boot_vm LOG TIMEOUT APPEND ACCEL REL RES SUITES CPUS
+	local log=$1 tmo=$2 append=$3 accel=$4 rel=$5 res=$6 suites=$7 cpus=$8
+	local fifo=$res.console.fifo shown pid
 
 	# Everything the VM prints goes through one pipe to the log, so the
 	# guest's output and the kernel console keep their order.  The guest's
@@ -302,7 +307,7 @@ boot_vm() {		# boot_vm LOG TIMEOUT APPEND ACCEL REL RES SUITES
 	timeout -k 10 "$tmo" \
 		vng --verbose --force-9p --no-virtme-ng-init \
 		-r "$(kernel_image "$rel")" $accel \
-		--user root --cpus 2 --memory "${VM_MEMORY:-2G}" \
+		--user root --cpus "$cpus" --memory "${VM_MEMORY:-2G}" \
 		--rwdir "$res=$res" --cwd "$TOP" \
 		--append "$append" \
 		--exec "LONG=${LONG:-0} TAP_TIMES=${TAP_TIMES:-0} $TOP/tools/testing/vm/guest.sh $MODE $rel $res '$suites' $MODBUILD" \
@@ -321,8 +326,9 @@ boot_vm() {		# boot_vm LOG TIMEOUT APPEND ACCEL REL RES SUITES
 # script as it goes, and an edit of this file during a run would otherwise
 # take effect at the old offset.
 {
-# One VM at a time on this machine: two 2-vCPU TCG guests on 2 cores starve
-# each other (a debug guest died at boot that way).  Another run.sh waits.
+# One run at a time on this machine: two 2-vCPU TCG guests on 2 cores
+# starve each other (a debug guest died at boot that way); the run itself
+# decides which guests share the machine (below).  Another run.sh waits.
 mkdir -p "$CACHE/runs"
 exec 9>"$CACHE/vm.lock"
 if ! flock -n 9; then
@@ -336,27 +342,24 @@ mkdir -p "$RUN"
 ln -sfn "runs/$STAMP-$MODE" "$CACHE/results.tmp" && mv -T "$CACHE/results.tmp" "$CACHE/results"
 echo "run.sh: logs and results in $RUN"
 
-total_pass=0
-total_fail=0
-summary=()
-slow=()
-rc=0
-
-for k in $KERNELS; do
+# One kernel's VM, start to end: its output on stdout, its counts in
+# $RUN/<k>.sum ("pass fail", then its summary line, then "slow: ..." lines),
+# so that kernels run side by side report like kernels run one at a time.
+run_kernel() {		# run_kernel K CPUS TIMEOUT
+	local k=$1 cpus=$2 tmo=$3 rel name append suites res how start attempt
+	local log secs pass fail why want missing s sum=$RUN/$1.sum
+	local -a progs
+	slow=()
 	rel=$(resolve_kernel "$k")
 	if [ -z "$rel" ]; then
 		echo "run.sh: kernel $k is not installed (make setup; make debug-kernel for the debug kernel)" >&2
-		summary+=("$k: 0 passed, 1 failed (not installed)")
-		total_fail=$((total_fail + 1))
-		rc=1
-		continue
+		printf '0 1\n%s\n' "$k: 0 passed, 1 failed (not installed)" > "$sum"
+		return
 	fi
 	name=$(short_name "$rel")
 	[ -f "$MODBUILD/$rel/net/hicn/hicn.ko" ] ||
 		die "modules for $rel not built in $MODBUILD (make modules)"
 	append="panic_on_warn=0"
-	tmo=${VM_TIMEOUT:-1800}
-	[ "$MODE" = bench ] && tmo=${VM_TIMEOUT:-4800}
 	suites=${SUITES:-}
 	case $rel in
 	*-hicn-debug)
@@ -364,15 +367,13 @@ for k in $KERNELS; do
 		# becomes a panic with its stacks in the console log.
 		append="$append kasan_multi_shot hung_task_panic=1"
 		append="$append softlockup_panic=1 hung_task_timeout_secs=120"
-		[ -n "$suites" ] || suites=${DEBUG_SUITES:-$(programs_but "$DEBUG_LEAVE_OUT")}
-		tmo=${VM_TIMEOUT:-3000} ;;
+		[ -n "$suites" ] || suites=${DEBUG_SUITES:-$(programs_but "$DEBUG_LEAVE_OUT")} ;;
 	*)
 		[ -n "$suites" ] || [ "$MODE" != check ] ||
 			suites=$(programs_but "$(leave_out "$name")") ;;
 	esac
 	mapfile -t progs < <(selected_programs "${suites:-hicn psock install}")
 	res=$RUN/$name
-	probe_accel "$rel"
 	case $VM_ACCEL in
 	*disable-kvm*) how=TCG ;;
 	*) how=KVM ;;
@@ -384,8 +385,8 @@ for k in $KERNELS; do
 		mkdir -p "$res"
 		log=$RUN/$name.console.log
 		[ $attempt -eq 1 ] || log=$RUN/$name.console.$attempt.log
-		echo "== $name ($rel): $MODE under $how${suites:+, $suites}, limit ${tmo}s (boot $attempt of 2)"
-		boot_vm "$log" "$tmo" "$append" "$VM_ACCEL" "$rel" "$res" "$suites"
+		echo "== $name ($rel): $MODE under $how, $cpus vCPU${suites:+, $suites}, limit ${tmo}s (boot $attempt of 2)"
+		boot_vm "$log" "$tmo" "$append" "$VM_ACCEL" "$rel" "$res" "$suites" "$cpus"
 		[ -f "$res/started" ] && break
 		echo "not ok - $name: boot failed before the tests (rc $vm_rc; $(boot_cause "$log"); $log):"
 		tail -n 25 "$log" | sed 's/^/#   /'
@@ -416,15 +417,95 @@ for k in $KERNELS; do
 	elif [ -n "$why" ]; then
 		fail=$((fail + 1))
 	fi
-	[ "$fail" -eq 0 ] || rc=1
-	summary+=("$name: $pass passed, $fail failed${why:+ ($why)}")
 	if [ "$MODE" = bench ] && [ -z "$why" ]; then
-		"$TOP/bench/plot.sh" "$res" || rc=1
+		"$TOP/bench/plot.sh" "$res" || fail=$((fail + 1))
 	fi
 	echo "== $name: ${secs}s in the VM"
 	[ "$MODE" = check ] && print_times "$name" "$res"
+	{
+		echo "$pass $fail"
+		echo "$name: $pass passed, $fail failed${why:+ ($why)}"
+		for s in "${slow[@]}"; do
+			echo "slow: $s"
+		done
+	} > "$sum"
+}
+
+# The Debian kernels of a check run side by side, one vCPU each
+# (VM_PARALLEL=0: one at a time, 2 vCPUs each); the debug kernel runs
+# alone with 2 vCPUs, where races need two CPUs and the detectors' cost
+# leaves no room for a second guest.  A TCG guest's vCPU is one host
+# thread: two 1-vCPU guests fit 2 cores, two 2-vCPU guests starve each
+# other (see Documentation/testing.rst).  A parallel guest's output is
+# printed whole when it ends, in KERNELS' order, so that each program's
+# TAP stays together.
+together=()
+alone=()
+for k in $KERNELS; do
+	case $k in
+	*-debug) alone+=("$k") ;;
+	*) together+=("$k") ;;
+	esac
+done
+if [ "${VM_PARALLEL:-1}" != 1 ] || [ "$MODE" != check ] ||
+   [ ${#together[@]} -lt 2 ]; then
+	alone=($KERNELS)
+	together=()
+fi
+
+tmo_of() {		# tmo_of K: the VM's time limit
+	local t=${VM_TIMEOUT:-1800}
+	case $1 in *-debug) t=${VM_TIMEOUT:-3000} ;; esac
+	[ "$MODE" = bench ] && t=${VM_TIMEOUT:-4800}
+	[ ${#together[@]} -gt 0 ] && [[ $1 != *-debug ]] && t=${VM_TIMEOUT:-2700}
+	echo "$t"
+}
+
+for k in $KERNELS; do
+	rel=$(resolve_kernel "$k")
+	[ -n "$rel" ] && probe_accel "$rel"
+done
+: "${VM_ACCEL=--disable-kvm}"
+
+if [ ${#together[@]} -gt 0 ]; then
+	echo "run.sh: ${together[*]} side by side, ${VM_CPUS:-1} vCPU each; their output when each ends"
+	pids=()
+	for k in "${together[@]}"; do
+		run_kernel "$k" "${VM_CPUS:-1}" "$(tmo_of "$k")" > "$RUN/$k.out" 2>&1 &
+		pids+=($!)
+	done
+	trap 'kill -TERM "${pids[@]}" 2>/dev/null; exit 130' INT TERM
+	wait "${pids[@]}"
+	trap - INT TERM
+	for k in "${together[@]}"; do
+		cat "$RUN/$k.out"
+	done
+fi
+for k in "${alone[@]}"; do
+	run_kernel "$k" "${VM_CPUS:-2}" "$(tmo_of "$k")"
+done
+
+total_pass=0
+total_fail=0
+summary=()
+slow=()
+rc=0
+for k in $KERNELS; do
+	sum=$RUN/$k.sum
+	if [ ! -f "$sum" ]; then
+		summary+=("$k: 0 passed, 1 failed (no result)")
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+	read -r pass fail < "$sum"
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
+	[ "$fail" -eq 0 ] || rc=1
+	summary+=("$(sed -n 2p "$sum")")
+	while IFS= read -r l; do
+		slow+=("${l#slow: }")
+	done < <(sed -n '3,$p' "$sum")
+	rm -f "$sum"
 done
 
 [ "$MODE" = check ] || exit $rc

@@ -34,13 +34,11 @@ XFER_TIMEOUT=60
 # other kernels (each half about 150 s under TCG on a busy host, the
 # whole 280 s, twice over more than CI's budget has room for), case 7
 # in both; make check-long (LONG=1) runs every case on every kernel.
-SHARD=b
-case $(uname -r) in 6.1.*) SHARD=a ;; esac
-[ "${LONG:-0}" = 1 ] && SHARD=ab
+SHARD=$(kernel_share a b)
 half() {		# half a|b: true when this run has that half
-	[[ $SHARD == *$1* ]]
+	[[ " $SHARD " == *" $1 "* ]]
 }
-echo "# cases of half ${SHARD//ab/a and b} (LONG=1: both)"
+echo "# cases of half ${SHARD// / and } (LONG=1: both)"
 
 if ! setup; then
 	tap_result 1 "netns + veth + netem set-up"

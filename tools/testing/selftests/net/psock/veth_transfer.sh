@@ -36,9 +36,7 @@ fi
 # cases: 6.1 runs the v4 sizes, every other kernel the v6 ones (each
 # kernel still moves v4 and v6 below: negotiation, 16 subflows, the
 # fallbacks and the two-path cases).  LONG=1 runs both families.
-FAMS=6
-case $(uname -r) in 6.1.*) FAMS=4 ;; esac
-[ "${LONG:-0}" = 1 ] && FAMS="4 6"
+FAMS=$(kernel_share 4 6)
 echo "# size matrix of v${FAMS// / and v} (LONG=1: both)"
 for fam in $FAMS; do
 	if [ $fam = 4 ]; then
