@@ -385,7 +385,7 @@ run_kernel() {		# run_kernel K CPUS TIMEOUT
 		mkdir -p "$res"
 		log=$RUN/$name.console.log
 		[ $attempt -eq 1 ] || log=$RUN/$name.console.$attempt.log
-		echo "== $name ($rel): $MODE under $how, $cpus vCPU${suites:+, $suites}, limit ${tmo}s (boot $attempt of 2)"
+		echo "== $name ($rel): $MODE under $how, $cpus vCPU$([ "$cpus" = 1 ] || echo s)${suites:+, $suites}, limit ${tmo}s (boot $attempt of 2)"
 		boot_vm "$log" "$tmo" "$append" "$VM_ACCEL" "$rel" "$res" "$suites" "$cpus"
 		[ -f "$res/started" ] && break
 		echo "not ok - $name: boot failed before the tests (rc $vm_rc; $(boot_cause "$log"); $log):"
