@@ -529,7 +529,8 @@ bool pstripe_late_ready(const struct pstripe_sock *ps)
  */
 #define PSTRIPE_JOIN_MARGIN	2
 
-static bool pstripe_join_acked(const struct pstripe_subflow *sf)
+/* Has TCP acknowledged all @sf carried (its join)?  Lockless. */
+bool pstripe_join_acked(const struct pstripe_subflow *sf)
 {
 	const struct sock *ssk = sf->sock->sk;
 	const struct tcp_sock *tp = tcp_sk(ssk);
@@ -571,13 +572,17 @@ static bool pstripe_join_due(const struct pstripe_subflow *sf)
  * Send @sf's join or rejoin message (@h), asking TCP to call back once it
  * is acknowledged: SOCK_NOSPACE makes TCP's next ack call write_space,
  * whose event runs the work (set before the send, so that no ack is
- * missed).  0 once sent.
+ * missed).  TCP calls write_space as it sends the message too
+ * (tcp_event_new_data_sent()), and that call clears the bit: while
+ * @join_wait is set, the subflow's event sets it again until the
+ * acknowledgment came (pstripe_sf_event()).  0 once sent.
  */
 static int pstripe_join_send(struct pstripe_subflow *sf,
 			     const struct pstripe_hello *h)
 {
 	int r;
 
+	WRITE_ONCE(sf->join_wait, true);
 	set_bit(SOCK_NOSPACE, &sf->sock->flags);
 	r = pstripe_sf_send(sf, h, sizeof(*h), 0);
 	if (r != sizeof(*h))
@@ -606,7 +611,7 @@ int pstripe_join_progress(struct pstripe_subflow *sf,
 	int st = pstripe_sf_state(sf);
 
 	if (sf->join_sent && pstripe_join_acked(sf))
-		return PSTRIPE_JOIN_DONE;
+		goto done;
 	if (time_before(jiffies, deadline) && pstripe_join_connecting(sf, st)) {
 		*by = deadline;
 		return PSTRIPE_JOIN_WAIT;
@@ -617,10 +622,14 @@ int pstripe_join_progress(struct pstripe_subflow *sf,
 		if (pstripe_join_send(sf, h))
 			return PSTRIPE_JOIN_FAILED;
 		if (pstripe_join_acked(sf))
-			return PSTRIPE_JOIN_DONE;
+			goto done;
 	}
 	*by = pstripe_join_ack_by(sf);
 	return PSTRIPE_JOIN_WAIT;
+done:
+	/* No more calls for TCP's acks (pstripe_sf_event()). */
+	WRITE_ONCE(sf->join_wait, false);
+	return PSTRIPE_JOIN_DONE;
 }
 
 /*

@@ -229,6 +229,10 @@ struct pstripe_route {
  *	under sk_callback_lock
  * @join_sent: client: the join (or rejoin) message went out; the subflow
  *	counts once TCP acknowledged it (pstripe_join_acked())
+ * @join_wait: client: the work waits for TCP's acknowledgment of the
+ *	join: the subflow's write_space events ask TCP for the next call
+ *	(SOCK_NOSPACE) until it came; written by the work under the
+ *	socket lock, read by the events (READ_ONCE)
  * @est_at: client: jiffies when TCP's handshake completed (the SYN-ACK
  *	came); written once by the state callback, under sk_callback_lock,
  *	read locklessly after @est_seen
@@ -314,6 +318,7 @@ struct pstripe_subflow {
 	bool			attached;
 	bool			grave;
 	bool			join_sent;
+	bool			join_wait;
 	unsigned long		est_at;
 	bool			est_seen;
 	bool			fin_sent;
@@ -926,6 +931,7 @@ int pstripe_inq(struct pstripe_sock *ps);
 /* handshake.c */
 bool pstripe_hello_prefix(const u8 *buf, int len, int type);
 void pstripe_established(struct pstripe_sock *ps);
+bool pstripe_join_acked(const struct pstripe_subflow *sf);
 /* What pstripe_join_progress() says of a join or rejoin. */
 enum {
 	PSTRIPE_JOIN_DONE,
