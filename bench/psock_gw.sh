@@ -79,7 +79,8 @@
 # set-up and flow count once, in turn.  A figure under its goal is a result; only a failed
 # transfer fails the script.
 # BENCH_VARIANTS (a comma-separated list of the variants above) and
-# BENCH_FLOWS (of flow counts; empty: no fairness run) measure a part.
+# BENCH_FLOWS (of flow counts; empty: no fairness run) measure a part;
+# the report then leaves out what was not measured.
 # With BENCH_OUT set, the figures also go to $BENCH_OUT/psock_gw.dat for
 # bench/plot.sh.
 
@@ -423,6 +424,13 @@ cat > "$dat" <<DAT
 # NaN: a run of the figure failed
 DAT
 
+# measured VARIANT: is VARIANT among those this run measures
+# (BENCH_VARIANTS)?  The report leaves out the rest.
+measured() {
+	case " $VARIANTS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 med() {		# med KEY: the median, or nothing when FAILED
 	stat "$1" | awk '$1 != "FAILED" { print $1 }'
 }
@@ -446,8 +454,9 @@ over() {
 		printf "%.*f %.*f %.*f\n", p, $1 / b, p, $2 / b, p, $3 / b }'
 }
 
-fmt2() {	# fmt2 KEY: the median, two decimals
+fmt2() {	# fmt2 KEY: the median, two decimals ("-": not measured)
 	local m
+	measured "${1%%/*}" || { echo -; return; }
 	m=$(med "$1")
 	if [ -n "$m" ]; then printf '%.2f' "$m"; else echo FAILED; fi
 }
@@ -475,6 +484,7 @@ echo "(netem 2 ms each way on each path; direct TCP is routed over path 1)"
 printf '%-20s %19s %19s %19s %13s %13s\n' "" "direct TCP" "pair, path 1" \
 	"pair, 2 paths" "path 1 / TCP" "2 paths / TCP"
 for v in 20mbit none; do
+	measured $v || continue
 	cols=
 	for k in gw1 gw2; do
 		r=$(over "$v/$k" "$v/direct" 2)
@@ -508,6 +518,7 @@ for c in "loss0.1 0.1 96.9 102" "loss1 1 77.4 69.7" "loss5 5 5.97 6.3" \
 	set -- $c
 	base=20mbit what="$2% loss"
 	[ "$1" = reorder10 ] && base=inorder what="10% reordering"
+	measured "$1" && measured $base || continue
 	line=$(printf '%-16s' "$what")
 	for k in $KINDS; do
 		r=$(over "$1/$k" "$base/$k")
@@ -529,12 +540,18 @@ printf 'netem on the way of the data (medians): dropped %s%%, %s%%, %s%% of the 
 	"$(fmt2 loss0.1/lost)" "$(fmt2 loss1/lost)" "$(fmt2 loss5/lost)" "$(fmt2 reorder10/early)"
 echo "TCP segments retransmitted on the paths per MiB sent (medians; direct: the client's, pair: the subflows'):"
 for v in 20mbit loss0.1 loss1 loss5 inorder reorder10; do
+	measured $v || continue
 	printf '  %-10s direct %s, pair path 1 %s, 2 paths %s\n' $v \
 		"$(fmt2 $v/direct/rtx)" "$(fmt2 $v/gw1/rtx)" "$(fmt2 $v/gw2/rtx)"
 done
 r1=$(over reorder10/gw1 inorder/gw1 2) r2=$(over reorder10/gw2 inorder/gw2 2)
+measured reorder10 && measured inorder &&
 echo "goal: the pair under 10% reordering >= 0.9 of in order: path 1 ${r1%% *} $(goal "${r1%% *}" 0.9), 2 paths ${r2%% *} $(goal "${r2%% *}" 0.9)"
 
+if [ -z "$FLOWS" ]; then
+	echo "($REPS runs in $(($(date +%s) - start)) s; no fairness runs)"
+	exit $rc
+fi
 echo
 echo "Fairness: N connections at once for $FAIR_T s, 20 Mbit/s each path; each flow's Mbit/s"
 echo "at the server over the same $FAIR_LEN s (from $FAIR_SKIP s after the last accept); Jain's index"
