@@ -203,6 +203,7 @@ if [ -s "$dir/psock_gw.dat" ]; then
 		l["direct"] = "\"direct\" \"TCP\""
 		l["gw1"] = "\"pair,\" \"path 1\""
 		l["gw2"] = "\"pair,\" \"2 paths\""
+		l["tcp4"] = "\"4 TCP,\" \"path 1\""
 		l["seedA"] = "\"seed:\" \"TCPS. A\""
 		l["seedK"] = "\"seed:\" \"kernel\""
 		printf "%s %s %s %s\n", l[$3], $4, $5, $6 }' \

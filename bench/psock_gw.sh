@@ -29,6 +29,9 @@
 #   gw1     the pair with no PSOCK endpoints: its 4 streams all on path 1
 #   gw2     the pair with path 2 (the egress signals 10.73.12.2, the
 #           ingress has a subflow endpoint on 10.73.2.1): both paths
+# and, in order and under reordering only, a fourth:
+#   tcp4    4 kernel TCP connections at once routed over path 1 (the
+#           size split among them): as many as gw1 has subflows there
 # Every transfer counts the bytes pgwb-i sent on each path: direct and
 # gw1 fail if path 2 carried 5% of them or more, gw2 fails unless each
 # path carried 5% at least.
@@ -148,7 +151,7 @@ setup() {
 # (path 2 too) needs; direct and local leave them as they are.
 endpoints() {
 	local want=${1#gw}
-	case $1 in direct | local) return 0 ;; esac
+	case $1 in direct | tcp4 | local) return 0 ;; esac
 	[ "$want" = "$EPS" ] && return 0
 	"$HICNCTL" -n $O psock endpoint flush &&
 	"$HICNCTL" -n $I psock endpoint flush || return 1
@@ -277,7 +280,7 @@ gw_stop() {
 
 # target KIND: "ADDRESS PORT" the client connects to.
 target() {
-	if [ "$1" = direct ] || [ "$1" = local ]; then
+	if [ "$1" != gw1 ] && [ "$1" != gw2 ]; then
 		echo "10.73.3.2 $PORT"
 	else
 		echo "10.73.0.2 8080"
@@ -287,7 +290,7 @@ target() {
 # up KIND PID: the server PID listens on PORT and, but for kernel TCP, the
 # gateways run; or else both are stopped.
 up() {
-	listening $S $PORT && { [ "$1" = direct ] || [ "$1" = local ] || gw_start $PORT; } && return 0
+	listening $S $PORT && { [ "$1" != gw1 ] && [ "$1" != gw2 ] || gw_start $PORT; } && return 0
 	gw_stop
 	kill "$2"
 	wait "$2"
@@ -296,19 +299,21 @@ up() {
 
 # xfer KIND: one transfer of SIZE bytes, prints MB/s.
 xfer() {
-	local kind=$1 out rc s tx sender rtx
+	local kind=$1 out rc s tx sender rtx par=
 	endpoints "$kind" || return 1
 	PORT=$((PORT + 1))
-	ip netns exec $S timeout $((TMO + 10)) $X -l $PORT -p tcp > /dev/null 2>&1 &
+	[ "$kind" = tcp4 ] && par="-P 4"
+	# shellcheck disable=SC2086
+	ip netns exec $S timeout $((TMO + 10)) $X -l $PORT -p tcp $par > /dev/null 2>&1 &
 	s=$!
 	up "$kind" $s || return 1
 	tx=$(txbytes)
 	# The TCP that crosses the paths: the client's, or the subflows'.
 	sender=$I
-	[ "$kind" = direct ] && sender=$C
+	[ "$kind" = direct ] || [ "$kind" = tcp4 ] && sender=$C
 	rtx=$(retrans $sender)
 	# shellcheck disable=SC2046
-	out=$(ip netns exec $C timeout $TMO $X -p tcp -s "$SIZE" $(target "$kind"))
+	out=$(ip netns exec $C timeout $TMO $X -p tcp $par -s "$SIZE" $(target "$kind"))
 	rc=$?
 	[ $rc -eq 0 ] || kill $s 2>/dev/null
 	wait $s || rc=1
@@ -396,7 +401,9 @@ start=$(date +%s)
 for r in $(seq "$REPS"); do
 	for v in $VARIANTS; do
 		variant $v || { echo "psock_gw.sh: tc failed ($v)" >&2; exit 1; }
-		for k in $KINDS; do
+		extra=
+		case $v in inorder | reorder10) extra=tcp4 ;; esac
+		for k in $KINDS $extra; do
 			RTX_KEY=$v/$k/rtx
 			run "$v/$k" xfer $k
 		done
@@ -544,6 +551,15 @@ for v in 20mbit loss0.1 loss1 loss5 inorder reorder10; do
 	printf '  %-10s direct %s, pair path 1 %s, 2 paths %s\n' $v \
 		"$(fmt2 $v/direct/rtx)" "$(fmt2 $v/gw1/rtx)" "$(fmt2 $v/gw2/rtx)"
 done
+if measured reorder10 && measured inorder; then
+	r=$(over reorder10/tcp4 inorder/tcp4)
+	[ -z "$r" ] && rc=1
+	# shellcheck disable=SC2086
+	printf '10%% reordering, 4 TCP connections at once over path 1 (as many as the pair'"'"'s subflows there): %s of in order (%s MB/s); %s retransmitted per MiB\n' \
+		"$([ -n "$r" ] && printf '%.2f [%.2f-%.2f]' $r || echo FAILED)" \
+		"$(fmt2 inorder/tcp4)" "$(fmt2 reorder10/tcp4/rtx)"
+	echo "norm reorder tcp4 ${r:-NaN NaN NaN}" >> "$dat"
+fi
 r1=$(over reorder10/gw1 inorder/gw1 2) r2=$(over reorder10/gw2 inorder/gw2 2)
 measured reorder10 && measured inorder &&
 echo "goal: the pair under 10% reordering >= 0.9 of in order: path 1 ${r1%% *} $(goal "${r1%% *}" 0.9), 2 paths ${r2%% *} $(goal "${r2%% *}" 0.9)"
