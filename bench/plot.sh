@@ -162,8 +162,9 @@ EOF
 fi
 
 if [ -s "$dir/psock_rr.dat" ]; then
-	# One row per option: TCP, then PSOCK n=1, 2, 4 (median min max each).
-	awk '!/^#/ { k = $2 == "tcp" ? 0 : $3
+	# One row per option: TCP, then PSOCK n=1, 2, 4 (median min max each);
+	# the half-close set is in ms, not plotted.
+	awk '!/^#/ && $1 != "halfclose" { k = $2 == "tcp" ? 0 : $3
 		v[$1, k] = $4 " " $5 " " $6
 		if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
 	     END { for (i = 0; i < n; i++) {

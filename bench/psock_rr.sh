@@ -12,6 +12,13 @@
 # wake-up crosses CPUs, so the figure is the CPU time each transport
 # spends per message, the least noisy of the three under TCG.
 # BENCH_SIZE replaces the number of exchanges per run (default 2000).
+# A fourth set is one exchange per connection, with TCP's defaults, the
+# request ended by a half-close: connect(), 1000 bytes, shutdown(SHUT_WR),
+# the server's 1-byte answer (psock_xfer -s 1000), timed from before
+# connect() to the answer; the median of HC_CONNS connections per run, in
+# ms.  (A PSOCK receiver acknowledges the end of the stream at once, and
+# under Nagle its answer on the same subflow then waits for TCP's delayed
+# ACK of that acknowledgment: this set shows what that costs.)
 #
 #   psrr-a  veth-a 10.75.1.1 ======== 10.75.1.2 veth-b  psrr-b
 #
@@ -25,6 +32,7 @@ X=./psock_rr
 COUNT=${BENCH_SIZE:-2000}
 PORT=7600
 COUNTS="1 2 4"
+HC_CONNS=10
 
 cleanup() {
 	ip netns del $A 2>/dev/null
@@ -61,6 +69,31 @@ rr() {
 	echo "$out" | awk '{ printf "%.1f\n", $2 / $1 }'
 }
 
+# halfclose PROTO [CLIENT_ARGS...]: the median ms of HC_CONNS
+# connections of one request, ended by shutdown(), and its answer.
+halfclose() {
+	local proto=$1 i spid out t=
+	shift
+	for i in $(seq $HC_CONNS); do
+		PORT=$((PORT + 1))
+		ip netns exec $B timeout 60 ./psock_xfer -l $PORT -p "$proto" \
+			> /dev/null &
+		spid=$!
+		listening $B $PORT
+		out=$(ip netns exec $A timeout 60 ./psock_xfer -p "$proto" "$@" \
+			-s 1000 10.75.1.2 $PORT) || { wait $spid; return 1; }
+		wait $spid || return 1
+		t="$t ${out%% *}"
+	done
+	echo "$t" | tr ' ' '\n' | awk 'NF { v[++n] = $1 * 1000 }
+		END {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+					x = v[j]; v[j] = v[j - 1]; v[j - 1] = x
+				}
+			printf "%.1f\n", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
+}
+
 setup || { echo "psock_rr: set-up failed" >&2; exit 1; }
 
 start=$(date +%s)
@@ -70,6 +103,10 @@ for r in $(seq "$REPS"); do
 		for n in $COUNTS; do
 			run "psock$n$nd" rr psock "$nd" -n "$n"
 		done
+	done
+	run hc-tcp halfclose tcp
+	for n in $COUNTS; do
+		run "hc-psock$n" halfclose psock -n "$n"
 	done
 	echo "# run $r of $REPS done after $(($(date +%s) - start)) s"
 done
@@ -105,5 +142,17 @@ for nd in "" -D 1cpu; do
 		echo "$st" | awk -v o=$opt -v n="$n" '$1 != "FAILED" { print o, "psock", n, $1, $2, $3 }' >> "$dat"
 	done
 done
-echo "($(wc -l < "$RESULTS") runs of $COUNT exchanges, $REPS runs, in $(($(date +%s) - start)) s)"
+echo
+echo "One exchange per connection, TCP's defaults: connect(), 1000 bytes, shutdown(),"
+echo "the 1-byte answer; ms, median of $HC_CONNS connections a run, median [min-max] of $REPS runs"
+printf '%-10s %-24s %s\n' transport "ms" "x TCP's time"
+tcp=$(stat hc-tcp)
+printf '%-10s %-24s %s\n' TCP "$(spread "$tcp")" 1.00
+echo "$tcp" | awk '$1 != "FAILED" { print "halfclose tcp", 1, $1, $2, $3 }' >> "$dat"
+for n in $COUNTS; do
+	st=$(stat "hc-psock$n")
+	printf '%-10s %-24s %s\n' "PSOCK n=$n" "$(spread "$st")" "$(ratio "$st" "$tcp")"
+	echo "$st" | awk -v n="$n" '$1 != "FAILED" { print "halfclose psock", n, $1, $2, $3 }' >> "$dat"
+done
+echo "($(wc -l < "$RESULTS") figures, $REPS runs, in $(($(date +%s) - start)) s)"
 exit $rc
