@@ -15,8 +15,8 @@
 # A fourth set is one exchange per connection, with TCP's defaults, the
 # request ended by a half-close: connect(), 1000 bytes, shutdown(SHUT_WR),
 # the server's 1-byte answer (psock_xfer -s 1000), timed from before
-# connect() to the answer; the median of HC_CONNS connections per run, in
-# ms.  (A PSOCK receiver acknowledges the end of the stream at once, and
+# connect() to the answer, in ms: HC_CONNS connections of each transport
+# per run, interleaved, median [min-max] over all of them.  (A PSOCK receiver acknowledges the end of the stream at once, and
 # under Nagle its answer on the same subflow then waits for TCP's delayed
 # ACK of that acknowledgment: this set shows what that costs.)
 #
@@ -69,29 +69,19 @@ rr() {
 	echo "$out" | awk '{ printf "%.1f\n", $2 / $1 }'
 }
 
-# halfclose PROTO [CLIENT_ARGS...]: the median ms of HC_CONNS
-# connections of one request, ended by shutdown(), and its answer.
+# halfclose PROTO [CLIENT_ARGS...]: the ms of one connection of one
+# request, ended by shutdown(), and its answer.
 halfclose() {
-	local proto=$1 i spid out t=
+	local proto=$1 spid out
 	shift
-	for i in $(seq $HC_CONNS); do
-		PORT=$((PORT + 1))
-		ip netns exec $B timeout 60 ./psock_xfer -l $PORT -p "$proto" \
-			> /dev/null &
-		spid=$!
-		listening $B $PORT
-		out=$(ip netns exec $A timeout 60 ./psock_xfer -p "$proto" "$@" \
-			-s 1000 10.75.1.2 $PORT) || { wait $spid; return 1; }
-		wait $spid || return 1
-		t="$t ${out%% *}"
-	done
-	echo "$t" | tr ' ' '\n' | awk 'NF { v[++n] = $1 * 1000 }
-		END {
-			for (i = 2; i <= n; i++)
-				for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
-					x = v[j]; v[j] = v[j - 1]; v[j - 1] = x
-				}
-			printf "%.1f\n", n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }'
+	PORT=$((PORT + 1))
+	ip netns exec $B timeout 60 ./psock_xfer -l $PORT -p "$proto" > /dev/null &
+	spid=$!
+	listening $B $PORT
+	out=$(ip netns exec $A timeout 60 ./psock_xfer -p "$proto" "$@" \
+		-s 1000 10.75.1.2 $PORT) || { wait $spid; return 1; }
+	wait $spid || return 1
+	echo "$out" | awk '{ printf "%.1f\n", $1 * 1000 }'
 }
 
 setup || { echo "psock_rr: set-up failed" >&2; exit 1; }
@@ -104,9 +94,11 @@ for r in $(seq "$REPS"); do
 			run "psock$n$nd" rr psock "$nd" -n "$n"
 		done
 	done
-	run hc-tcp halfclose tcp
-	for n in $COUNTS; do
-		run "hc-psock$n" halfclose psock -n "$n"
+	for i in $(seq $HC_CONNS); do
+		run hc-tcp halfclose tcp
+		for n in $COUNTS; do
+			run "hc-psock$n" halfclose psock -n "$n"
+		done
 	done
 	echo "# run $r of $REPS done after $(($(date +%s) - start)) s"
 done
@@ -144,7 +136,7 @@ for nd in "" -D 1cpu; do
 done
 echo
 echo "One exchange per connection, TCP's defaults: connect(), 1000 bytes, shutdown(),"
-echo "the 1-byte answer; ms, median of $HC_CONNS connections a run, median [min-max] of $REPS runs"
+echo "the 1-byte answer; ms, median [min-max] of $HC_CONNS connections in each of $REPS runs"
 printf '%-10s %-24s %s\n' transport "ms" "x TCP's time"
 tcp=$(stat hc-tcp)
 printf '%-10s %-24s %s\n' TCP "$(spread "$tcp")" 1.00
