@@ -581,13 +581,24 @@ static void pstripe_rcv_next(struct pstripe_sock *ps)
 		ps->ack_pending = true;
 }
 
-/* The end-of-stream block is the next one: the stream is complete. */
+/*
+ * The end-of-stream block is the next one: the stream is complete.  Its
+ * acknowledgment goes at once only when our own end is queued already;
+ * else it waits PSTRIPE_ACK_DELAY for an answer to ride (the peer's
+ * request ended by shutdown()), as TCP delays the ACK of a FIN that moves
+ * it to CLOSE_WAIT (tcp_fin(): pingpong mode).  Alone, unacknowledged by
+ * TCP when the answer followed, it made Nagle hold a small answer on the
+ * same subflow for the peer's delayed ACK (bench/psock_rr.sh).
+ */
 static void pstripe_rcv_fin(struct pstripe_sock *ps)
 {
 	WRITE_ONCE(ps->rcv_fin_seq, ps->rcv_seq);
 	WRITE_ONCE(ps->rcv_fin_known, true);
 	pstripe_rcv_next(ps);
-	ps->ack_pending = true;
+	if (ps->fin_queued)
+		ps->ack_pending = true;
+	else
+		pstripe_ack_delay(ps);
 	WRITE_ONCE(ps->rcv_eof, true);
 }
 

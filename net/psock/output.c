@@ -295,7 +295,8 @@ static bool pstripe_push_ack(struct pstripe_sock *ps, bool ack)
 {
 	int i;
 
-	if (ps->ack_delayed && time_after_eq(jiffies, ps->ack_due))
+	if (ps->ack_delayed && (time_after_eq(jiffies, ps->ack_due) ||
+				ps->fin_queued))
 		ps->ack_pending = true;
 	if (!ack || !ps->ack_pending || !ps->nlive)
 		return false;
@@ -614,14 +615,25 @@ __pstripe_hot void pstripe_ack_now(struct pstripe_sock *ps)
 {
 	if (ps->fallback || ps_sk(ps)->sk_state != TCP_ESTABLISHED)
 		return;
-	if (ps->rcv_seq != ps->ack_sent && !ps->ack_pending &&
-	    !ps->ack_delayed) {
-		ps->ack_delayed = true;
-		ps->ack_due = jiffies + PSTRIPE_ACK_DELAY;
-		pstripe_schedule_by(ps, PSTRIPE_ACK_DELAY);
-	}
+	pstripe_ack_delay(ps);
 	if (ps->ack_pending)
 		pstripe_push_all(ps);
+}
+
+/*
+ * What was delivered and not acknowledged yet: acknowledged within
+ * PSTRIPE_ACK_DELAY (by the work, pstripe_push_ack(), unless a block
+ * carries it before).  Nothing to do when an acknowledgment is owed or
+ * timed already, or the socket is torn down.
+ */
+void pstripe_ack_delay(struct pstripe_sock *ps)
+{
+	if (ps->rcv_seq == ps->ack_sent || ps->ack_pending ||
+	    ps->ack_delayed || ps->closing)
+		return;
+	ps->ack_delayed = true;
+	ps->ack_due = jiffies + PSTRIPE_ACK_DELAY;
+	pstripe_schedule_by(ps, PSTRIPE_ACK_DELAY);
 }
 
 /* Bytes of @sf's block and ack not yet in TCP. */

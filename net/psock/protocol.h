@@ -486,7 +486,8 @@ struct pstripe_tcp_opts {
  * @ack_sent: last acknowledgment sent
  * @ack_pending: an acknowledgment waits for a subflow
  * @ack_delayed: an acknowledgment is owed, to go with our next block or
- *	alone at @ack_due (pstripe_ack_now())
+ *	alone at @ack_due (pstripe_ack_delay()), at once when our
+ *	end-of-stream block is queued
  * @ack_due: see @ack_delayed
  * @ooo: blocks received ahead of @rcv_seq (struct pstripe_blk); they and
  *	the subflows' @pull blocks are charged to sk_rmem_alloc
@@ -885,6 +886,7 @@ void pstripe_free_blocks(struct pstripe_sock *ps);
 int pstripe_send_block(struct pstripe_sock *ps, struct msghdr *msg);
 int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg);
 void pstripe_ack_now(struct pstripe_sock *ps);
+void pstripe_ack_delay(struct pstripe_sock *ps);
 void pstripe_flush_final(struct pstripe_sock *ps);
 
 /* input.c */

@@ -1510,14 +1510,39 @@ static void tcp_quiet(void)
 }
 
 /*
- * One connection of @n subflows without TCP_NODELAY, and its first
- * exchange of 1 KiB each way: the delayed ACKs TCP sent meanwhile, or -1
- * on an error (logged); *@ms: how long the exchange took.
+ * The client's request and the server's answer on connection @fd / @c:
+ * 1 KiB each way, or (@half_close) 1000 bytes ended by shutdown(SHUT_WR),
+ * read by the server to the end of the stream, and a 1-byte answer, as
+ * bench/psock_rr.sh's half-close set.  0, or -1 with errno.
  */
-static long first_exchange(struct __test_metadata *_metadata, int n,
-			   double *ms)
+static int exchange(int fd, int c, bool half_close)
 {
 	char req[1024] = "request", ans[1024] = "answer", buf[1024];
+	size_t rlen = half_close ? 1000 : sizeof(req);
+	size_t alen = half_close ? 1 : sizeof(ans);
+
+	if (send(fd, req, rlen, 0) != (ssize_t)rlen ||
+	    (half_close && shutdown(fd, SHUT_WR)) ||
+	    recv(c, buf, rlen, MSG_WAITALL) != (ssize_t)rlen ||
+	    memcmp(buf, req, rlen))
+		return -1;
+	if (half_close && recv(c, buf, sizeof(buf), 0) != 0)
+		return -1;
+	if (send(c, ans, alen, 0) != (ssize_t)alen ||
+	    recv(fd, buf, alen, MSG_WAITALL) != (ssize_t)alen ||
+	    memcmp(buf, ans, alen))
+		return -1;
+	return 0;
+}
+
+/*
+ * One connection of @n subflows without TCP_NODELAY, and its first
+ * exchange (exchange()): the delayed ACKs TCP sent meanwhile, or -1 on an
+ * error (logged); *@ms: how long the exchange took.
+ */
+static long first_exchange(struct __test_metadata *_metadata, int n,
+			   bool half_close, double *ms)
+{
 	struct sockaddr_storage ss;
 	socklen_t len = lo_addr(AF_INET, 0, &ss);
 	struct timespec t0, t1;
@@ -1544,12 +1569,7 @@ static long first_exchange(struct __test_metadata *_metadata, int n,
 		goto out;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (send(fd, req, sizeof(req), 0) != sizeof(req) ||
-	    recv(c, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf) ||
-	    memcmp(buf, req, sizeof(req)) ||
-	    send(c, ans, sizeof(ans), 0) != sizeof(ans) ||
-	    recv(fd, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf) ||
-	    memcmp(buf, ans, sizeof(ans))) {
+	if (exchange(fd, c, half_close)) {
 		TH_LOG("exchange: %s", strerror(errno));
 		goto out;
 	}
@@ -1565,15 +1585,12 @@ out:
 }
 
 /*
- * The first exchange of small messages on a new connection waits for no
- * delayed ACK, as on a TCP connection.  The server acknowledges the client
- * hello at once: TCP delayed that ACK (a hello had gone each way), and
- * Nagle held the client's first block, small, behind the unacknowledged
- * hello until it came, 40 ms later (TcpExtDelayedACKs counted it).  A
- * loaded machine can delay an ACK for reasons of its own: three tries,
- * each once the connections before it have ended.
+ * The first exchange of @half_close's form on connections of 1 and 4
+ * subflows waits for no delayed ACK.  A loaded machine can delay an ACK
+ * for reasons of its own: three tries, each once the connections before
+ * it have ended.
  */
-TEST_F_TIMEOUT(ns, first_exchange_no_delayed_ack, 120)
+static void no_delayed_ack(struct __test_metadata *_metadata, bool half_close)
 {
 	static const int counts[] = { 1, 4 };
 	unsigned int k, try;
@@ -1583,11 +1600,36 @@ TEST_F_TIMEOUT(ns, first_exchange_no_delayed_ack, 120)
 		double ms = 0;
 
 		for (try = 0; try < 3 && acks > 0; try++)
-			acks = first_exchange(_metadata, counts[k], &ms);
+			acks = first_exchange(_metadata, counts[k], half_close,
+					      &ms);
 		EXPECT_EQ(0, acks)
 			TH_LOG("%d subflows: %ld delayed ACKs, first exchange %.1f ms",
 			       counts[k], acks, ms);
 	}
+}
+
+/*
+ * The first exchange of small messages on a new connection waits for no
+ * delayed ACK, as on a TCP connection.  The server acknowledges the client
+ * hello at once: TCP delayed that ACK (a hello had gone each way), and
+ * Nagle held the client's first block, small, behind the unacknowledged
+ * hello until it came, 40 ms later (TcpExtDelayedACKs counted it).
+ */
+TEST_F_TIMEOUT(ns, first_exchange_no_delayed_ack, 120)
+{
+	no_delayed_ack(_metadata, false);
+}
+
+/*
+ * A request ended by shutdown(SHUT_WR) and its answer wait for no delayed
+ * ACK either.  The server acknowledged the end of the stream at once, in a
+ * small segment of its own; on one subflow Nagle then held the answer
+ * behind it until the client's delayed ACK: 48 ms per exchange against
+ * TCP's 2 (bench/psock_rr.sh's half-close set).
+ */
+TEST_F_TIMEOUT(ns, half_close_exchange_no_delayed_ack, 120)
+{
+	no_delayed_ack(_metadata, true);
 }
 
 /* 1000 short connections: every socket is gone afterwards. */
