@@ -191,27 +191,48 @@ __pstripe_hot void pstripe_schedule(struct pstripe_sock *ps,
 }
 
 /*
+ * Run the work at once.  @kicked says so to a pstripe_schedule_by() that
+ * may have moved this run to later meanwhile: it queues it again.
+ */
+void pstripe_kick(struct pstripe_sock *ps)
+{
+	WRITE_ONCE(ps->kicked, true);
+	smp_mb();	/* @kicked, then the queueing; pstripe_schedule_by() */
+	sock_hold(ps_sk(ps));
+	/* mod_delayed_work() is false when it queued an idle work. */
+	if (mod_delayed_work(pstripe_wq, &ps->work, 0))
+		__sock_put(ps_sk(ps));
+}
+
+/*
  * Run the work within @delay: sooner than a run already queued for later
  * (mod_delayed_work()), else as queued.  Lockless, as pstripe_kick().
+ * Never later than a run queued to start at once: that one has no timer
+ * (its expiry is stale, and said later when a run ended with a wait of a
+ * second, a join's), and an event that queued it during a run of the work
+ * was then acted on only when that wait ran out (setup_test
+ * event_during_work_run).  A pstripe_kick() between the look and the
+ * mod_delayed_work() here is found in @kicked afterwards.
  */
 __pstripe_hot void pstripe_schedule_by(struct pstripe_sock *ps,
 				       unsigned long delay)
 {
+	if (!delay) {
+		pstripe_kick(ps);
+		return;
+	}
 	if (delayed_work_pending(&ps->work) &&
-	    time_before_eq(READ_ONCE(ps->work.timer.expires), jiffies + delay))
+	    (!timer_pending(&ps->work.timer) ||
+	     time_before_eq(READ_ONCE(ps->work.timer.expires),
+			    jiffies + delay)))
 		return;
 	sock_hold(ps_sk(ps));
 	/* mod_delayed_work() is false when it queued an idle work. */
 	if (mod_delayed_work(pstripe_wq, &ps->work, delay))
 		__sock_put(ps_sk(ps));
-}
-
-void pstripe_kick(struct pstripe_sock *ps)
-{
-	sock_hold(ps_sk(ps));
-	/* mod_delayed_work() is false when it queued an idle work. */
-	if (mod_delayed_work(pstripe_wq, &ps->work, 0))
-		__sock_put(ps_sk(ps));
+	smp_mb();	/* the queueing, then @kicked; pstripe_kick() */
+	if (READ_ONCE(ps->kicked))
+		pstripe_kick(ps);
 }
 
 __pstripe_hot unsigned long pstripe_stale_jiffies(const struct sock *sk)
@@ -1247,6 +1268,9 @@ static void pstripe_work(struct work_struct *work)
 	int i;
 
 	pstripe_reap_init(&reap);
+	/* The kicks before this point are this run's. */
+	WRITE_ONCE(ps->kicked, false);
+	smp_mb();	/* @kicked, then what the run reads */
 	lock_sock(sk);
 	if (ps->closing)
 		goto out;

@@ -233,6 +233,9 @@ struct pstripe_route {
  *	join: the subflow's write_space events ask TCP for the next call
  *	(SOCK_NOSPACE) until it came; written by the work under the
  *	socket lock, read by the events (READ_ONCE)
+ * @join_end: client: TCP's sequence number after the join's last byte,
+ *	set before @join_wait; written by the work under the socket lock,
+ *	read by the events (READ_ONCE)
  * @est_at: client: jiffies when TCP's handshake completed (the SYN-ACK
  *	came); written once by the state callback, under sk_callback_lock,
  *	read locklessly after @est_seen
@@ -319,6 +322,7 @@ struct pstripe_subflow {
 	bool			grave;
 	bool			join_sent;
 	bool			join_wait;
+	u32			join_end;
 	unsigned long		est_at;
 	bool			est_seen;
 	bool			fin_sent;
@@ -427,6 +431,8 @@ struct pstripe_tcp_opts {
  * @sndbuf: SO_SNDBUF of each subflow, 0 for the default
  * @rcvbuf: SO_RCVBUF of each subflow, 0 for the default
  * @work: handshakes, the listener's classification, flushing blocks
+ * @kicked: a run of @work is asked for at once (pstripe_kick()); cleared
+ *	as a run starts.  Lockless (pstripe_schedule_by())
  * @closing: the socket is torn down; the work does nothing more
  * @bg_close: closed with blocks unacknowledged: orphaned, the work
  *	finishes the connection (counted in the netns' @bg_closes)
@@ -558,6 +564,7 @@ struct pstripe_sock {
 	int			sndbuf[PSOCK_STREAM_CNT_LIMIT];
 	int			rcvbuf[PSOCK_STREAM_CNT_LIMIT];
 	struct delayed_work	work;
+	bool			kicked;
 	bool			closing;
 	bool			bg_close;
 	bool			close_rst;

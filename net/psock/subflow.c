@@ -74,7 +74,7 @@ static __pstripe_hot void pstripe_sf_event(struct sock *ssk, int ev)
 	 * TCP called write_space as it sent the join, which cleared
 	 * SOCK_NOSPACE: ask again for the call its acknowledgment makes.
 	 */
-	if (sf && ev == PSTRIPE_EV_SPACE && READ_ONCE(sf->join_wait) &&
+	if (sf && ev == PSTRIPE_EV_SPACE && smp_load_acquire(&sf->join_wait) &&
 	    !pstripe_join_acked(sf))
 		set_bit(SOCK_NOSPACE, &ssk->sk_socket->flags);
 	if (sf && sf->grave && ev != PSTRIPE_EV_SPACE)
