@@ -16,9 +16,11 @@
 # request ended by a half-close: connect(), 1000 bytes, shutdown(SHUT_WR),
 # the server's 1-byte answer (psock_xfer -s 1000), timed from before
 # connect() to the answer, in ms: HC_CONNS connections of each transport
-# per run, interleaved, median [min-max] over all of them.  (A PSOCK receiver acknowledges the end of the stream at once, and
-# under Nagle its answer on the same subflow then waits for TCP's delayed
-# ACK of that acknowledgment: this set shows what that costs.)
+# per run, interleaved, median [min-max] over all of them.  (Until 3
+# December a PSOCK receiver acknowledged the end of the stream at once,
+# and under Nagle its answer on the same subflow then waited for TCP's
+# delayed ACK of that acknowledgment: 48 ms per exchange with one
+# subflow.)
 #
 #   psrr-a  veth-a 10.75.1.1 ======== 10.75.1.2 veth-b  psrr-b
 #
