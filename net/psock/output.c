@@ -608,8 +608,9 @@ int pstripe_send_plain(struct pstripe_sock *ps, struct msghdr *msg)
  * Before the reader sleeps or returns: what was delivered is acknowledged
  * within PSTRIPE_ACK_DELAY, by the next block we send (pstripe_ack_ride())
  * or alone, as TCP delays its ACKs.  At once when it is due already: 8
- * blocks (PSTRIPE_ACK_EVERY, so a peer never waits for room), the end of
- * the stream, a subflow lost.
+ * blocks (PSTRIPE_ACK_EVERY, so a peer never waits for room), a subflow
+ * lost, the end of the stream once our own end is queued
+ * (pstripe_rcv_fin()).
  */
 __pstripe_hot void pstripe_ack_now(struct pstripe_sock *ps)
 {
