@@ -6,7 +6,7 @@
 # lossless figure; fairness) and the cost of the translators.  An
 # unmodified TCP client sends to a TCP server, either through the
 # translator pair (ingress and egress, one PSOCK connection of 4 streams
-# per flow) or routed directly (ip_forward, plain TCP over path 1):
+# per flow, BENCH_STREAMS: psock-gw -n) or routed directly (ip_forward, plain TCP over path 1):
 #
 #  pgwb-c 10.73.0.1 -- 10.73.0.2 pgwb-i 10.73.1.1 -- r1 pgwb-r p1 == 10.73.11.2 pgwb-o
 #                                       10.73.2.1 -- r2        p2 == 10.73.12.2
@@ -30,7 +30,7 @@
 #   gw2     the pair with path 2 (the egress signals 10.73.12.2, the
 #           ingress has a subflow endpoint on 10.73.2.1): both paths
 # and, in order and under reordering only, a fourth:
-#   tcp4    4 kernel TCP connections at once routed over path 1 (the
+#   tcp4    4 (BENCH_STREAMS) kernel TCP connections at once routed over path 1 (the
 #           size split among them): as many as gw1 has subflows there
 # Every transfer counts the bytes pgwb-i sent on each path: direct and
 # gw1 fail if path 2 carried 5% of them or more, gw2 fails unless each
@@ -81,6 +81,11 @@
 # with the smallest and the largest; each run measures every variant,
 # set-up and flow count once, in turn.  A figure under its goal is a result; only a failed
 # transfer fails the script.
+# BENCH_STREAMS (default 4) is the pair's stream count (psock-gw -n on
+# both translators) and tcp4's number of connections; the control subflow
+# is one of them and data subflow i goes to the i-th address modulo the
+# egress's (pm.c), so 2 puts one subflow on each path of gw2 and 1 leaves
+# gw2 on path 1 alone (its path check then fails it).
 # BENCH_VARIANTS (a comma-separated list of the variants above) and
 # BENCH_FLOWS (of flow counts; empty: no fairness run) measure a part;
 # the report then leaves out what was not measured.
@@ -97,6 +102,7 @@ X=./psock_xfer
 C=pgwb-c I=pgwb-i R=pgwb-r O=pgwb-o S=pgwb-s
 SIZE=${BENCH_SIZE:-$((20 << 20))}
 TMO=120
+STREAMS=${BENCH_STREAMS:-4}
 FAIR_T=14 FAIR_SKIP=4 FAIR_LEN=8
 FLOWS=${BENCH_FLOWS-1,2,4,8,16}
 FLOWS=${FLOWS//,/ }
@@ -262,9 +268,9 @@ paths() {
 GWPIDS=
 # gw_start PORT: the pair, the egress relaying to the server's PORT.
 gw_start() {
-	ip netns exec $O "$GW" egress -l 0.0.0.0:9000 -r 10.73.3.2:"$1" -n 4 2>/dev/null &
+	ip netns exec $O "$GW" egress -l 0.0.0.0:9000 -r 10.73.3.2:"$1" -n $STREAMS 2>/dev/null &
 	GWPIDS=$!
-	ip netns exec $I "$GW" ingress -l 10.73.0.2:8080 -r 10.73.11.2:9000 -n 4 2>/dev/null &
+	ip netns exec $I "$GW" ingress -l 10.73.0.2:8080 -r 10.73.11.2:9000 -n $STREAMS 2>/dev/null &
 	GWPIDS="$GWPIDS $!"
 	listening $O 9000 && listening $I 8080
 }
@@ -302,7 +308,7 @@ xfer() {
 	local kind=$1 out rc s tx sender rtx par=
 	endpoints "$kind" || return 1
 	PORT=$((PORT + 1))
-	[ "$kind" = tcp4 ] && par="-P 4"
+	[ "$kind" = tcp4 ] && par="-P $STREAMS"
 	# shellcheck disable=SC2086
 	ip netns exec $S timeout $((TMO + 10)) $X -l $PORT -p tcp $par > /dev/null 2>&1 &
 	s=$!
@@ -555,7 +561,8 @@ if measured reorder10 && measured inorder; then
 	r=$(over reorder10/tcp4 inorder/tcp4)
 	[ -z "$r" ] && rc=1
 	# shellcheck disable=SC2086
-	printf '10%% reordering, 4 TCP connections at once over path 1 (as many as the pair'"'"'s subflows there): %s of in order (%s MB/s); %s retransmitted per MiB\n' \
+	printf '10%% reordering, %s TCP connections at once over path 1 (as many as the pair'"'"'s subflows there): %s of in order (%s MB/s); %s retransmitted per MiB\n' \
+		"$STREAMS" \
 		"$([ -n "$r" ] && printf '%.2f [%.2f-%.2f]' $r || echo FAILED)" \
 		"$(fmt2 inorder/tcp4)" "$(fmt2 reorder10/tcp4/rtx)"
 	echo "norm reorder tcp4 ${r:-NaN NaN NaN}" >> "$dat"
