@@ -99,6 +99,7 @@ static struct pstripe_sock *pstripe_child_create(struct pstripe_sock *lps)
 	child->rcmd_stream_cnt = lps->rcmd_stream_cnt;
 	child->max_stream_cnt = lps->max_stream_cnt;
 	child->driver = lps->driver;
+	child->optimistic = lps->optimistic;
 	/* Offered in the listener's hello (pstripe_send_server_hello()). */
 	child->rcv_wnd = lps->rcv_wnd;
 	memcpy(child->sndbuf, lps->sndbuf, sizeof(child->sndbuf));
@@ -454,6 +455,7 @@ static void pstripe_pending_join(struct pstripe_sock *lps,
 		goto refuse;
 	pstripe_pend_unlink(lps, sf);
 	sf->index = h.index;
+	pstripe_sf_index_bufs(found, sf);
 	found->sf[h.index] = sf;
 	pstripe_mib_inc(sock_net(ps_sk(lps)), PSTRIPE_MIB_SUBFLOWS_JOINED);
 	if (++found->joined == found->stream_cnt - 1) {

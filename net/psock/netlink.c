@@ -327,12 +327,7 @@ static int __pstripe_ep_admit(struct pstripe_nl_net *nn,
 	struct nlattr *id_attr = info->attrs[PSOCK_A_ENDPOINT_ID];
 
 	lockdep_assert_held(&nn->lock);
-	if (nn->count >= PSOCK_ENDPOINTS_MAX) {
-		NL_SET_ERR_MSG(info->extack,
-			       "at most " __stringify(PSOCK_ENDPOINTS_MAX)
-			       " endpoints per namespace");
-		return -ENOSPC;
-	}
+	/* As MPTCP's endpoints: a duplicate is EEXIST, even in a full table. */
 	if (__pstripe_ep_addr_used(nn, ep)) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[ep->family == AF_INET ?
@@ -341,17 +336,20 @@ static int __pstripe_ep_admit(struct pstripe_nl_net *nn,
 				    "address is already an endpoint");
 		return -EEXIST;
 	}
-	if (!id_attr) {
-		/* Fewer endpoints than ids: there is a free one. */
-		ep->id = find_next_zero_bit(nn->ids, PSTRIPE_EP_ID_MAX + 1, 1);
-		return 0;
-	}
-	ep->id = nla_get_u8(id_attr);
-	if (test_bit(ep->id, nn->ids)) {
+	if (id_attr && test_bit(nla_get_u8(id_attr), nn->ids)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, id_attr,
 				    "endpoint id is in use");
 		return -EEXIST;
 	}
+	if (nn->count >= PSOCK_ENDPOINTS_MAX) {
+		NL_SET_ERR_MSG(info->extack,
+			       "at most " __stringify(PSOCK_ENDPOINTS_MAX)
+			       " endpoints per namespace");
+		return -ENOSPC;
+	}
+	/* Fewer endpoints than ids: without one asked for, one is free. */
+	ep->id = id_attr ? nla_get_u8(id_attr) :
+		 find_next_zero_bit(nn->ids, PSTRIPE_EP_ID_MAX + 1, 1);
 	return 0;
 }
 

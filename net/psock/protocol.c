@@ -1447,13 +1447,25 @@ void pstripe_stream_exit(void)
 	pstripe_mem_exit();
 }
 
+/*
+ * net.psock.enabled = 0 refuses socket(2), as net.mptcp.enabled = 0 does
+ * for MPTCP, but not the sockets an existing listener makes for the
+ * connections it accepts (pstripe_child_create(), run by its work only):
+ * a sysctl change does not touch existing sockets.
+ */
+static bool pstripe_may_create(const struct pstripe_pernet *pn)
+{
+	struct work_struct *w = current_work();
+
+	return READ_ONCE(pn->enabled) || (w && w->func == pstripe_work);
+}
+
 static int pstripe_init_sock(struct sock *sk)
 {
 	const struct pstripe_pernet *pn = pstripe_get_pernet(sock_net(sk));
 	struct pstripe_sock *ps = pstripe_sk(sk);
 
-	/* As net.mptcp.enabled = 0 does for MPTCP. */
-	if (!READ_ONCE(pn->enabled))
+	if (!pstripe_may_create(pn))
 		return -ENOPROTOOPT;
 
 	ps->rcmd_stream_cnt = READ_ONCE(pn->rcmd_stream_cnt);

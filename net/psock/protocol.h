@@ -847,6 +847,8 @@ struct pstripe_subflow *pstripe_sf_create(struct sock *sk, int index,
 					  int *errp);
 struct pstripe_subflow *pstripe_sf_wrap(struct socket *sock,
 					struct sock *owner);
+void pstripe_sf_index_bufs(struct pstripe_sock *ps,
+			   struct pstripe_subflow *sf);
 void pstripe_sf_free(struct pstripe_subflow *sf);
 void pstripe_sf_retire(struct pstripe_sock *ps, int i);
 void pstripe_sf_note_ports(struct pstripe_subflow *sf);

@@ -177,9 +177,12 @@ int pstripe_setsockopt_psock(struct sock *sk, int optname, sockptr_t optval,
 			ps->driver = val;
 		break;
 	case PSOCK_OPTIMISTIC:
-		err = pstripe_opts_frozen(sk) ? -EISCONN : 0;
-		if (!err)
-			ps->optimistic = !!val;
+		if (pstripe_opts_frozen(sk))
+			err = -EISCONN;
+		else if (val < 0 || val > 1)
+			err = -EINVAL;
+		else
+			ps->optimistic = val;
 		break;
 	default:
 		err = pstripe_set_stream_int(sk, optname, optval, optlen);

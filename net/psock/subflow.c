@@ -203,6 +203,42 @@ static int pstripe_sf_set_buf(struct socket *sock, int opt, int val)
 }
 
 /*
+ * Subflow @sf of @ps takes its index's buffers (PSOCK_SNDBUF and
+ * PSOCK_RCVBUF).  A subflow the listener accepted is a clone of its TCP
+ * socket, made with index 0's: a join of another index gets its own, or
+ * TCP's defaults again (autotuned) when neither its index nor
+ * SO_SNDBUF/SO_RCVBUF set any.  Set after the handshake, a receive buffer
+ * leaves the window scale the listener's.
+ */
+void pstripe_sf_index_bufs(struct pstripe_sock *ps,
+			   struct pstripe_subflow *sf)
+{
+	const struct sock *sk = ps_sk(ps);
+	struct sock *ssk = sf->sock->sk;
+	const struct net *net = sock_net(ssk);
+	int i = sf->index;
+
+	/* Values checked by setsockopt(): these cannot fail. */
+	pstripe_sf_set_buf(sf->sock, SO_SNDBUF, ps->sndbuf[i]);
+	pstripe_sf_set_buf(sf->sock, SO_RCVBUF, ps->rcvbuf[i]);
+	lock_sock(ssk);
+	if (!ps->sndbuf[i] && !(sk->sk_userlocks & SOCK_SNDBUF_LOCK) &&
+	    (ssk->sk_userlocks & SOCK_SNDBUF_LOCK)) {
+		ssk->sk_userlocks &= ~SOCK_SNDBUF_LOCK;
+		WRITE_ONCE(ssk->sk_sndbuf,
+			   READ_ONCE(net->ipv4.sysctl_tcp_wmem[1]));
+		ssk->sk_write_space(ssk);
+	}
+	if (!ps->rcvbuf[i] && !(sk->sk_userlocks & SOCK_RCVBUF_LOCK) &&
+	    (ssk->sk_userlocks & SOCK_RCVBUF_LOCK)) {
+		ssk->sk_userlocks &= ~SOCK_RCVBUF_LOCK;
+		WRITE_ONCE(ssk->sk_rcvbuf,
+			   READ_ONCE(net->ipv4.sysctl_tcp_rmem[1]));
+	}
+	release_sock(ssk);
+}
+
+/*
  * A subflow's memory, NULL if none; fail_function can make it fail
  * (fault_test.c): every subflow made or accepted comes from here.
  */
@@ -613,6 +649,7 @@ void pstripe_sf_replace(struct pstripe_sock *ps, int i,
 	sf->index = old->index;
 	sf->route = old->route;
 	pstripe_sf_inherit(ps_sk(ps), sf->sock->sk, sf->index);
+	pstripe_sf_index_bufs(ps, sf);
 	pstripe_sf_show_owner(ps_sk(ps), sf);
 	pstripe_sf_note_ports(sf);
 	WRITE_ONCE(ps->sf[i], sf);

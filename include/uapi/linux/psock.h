@@ -213,7 +213,7 @@ struct psock_info {
  * struct inet_diag_msg each, with the state in TCP's
  * numbering, the control subflow's addresses and ports, and the PSOCK
  * socket's own uid, inode and cookie (a request with NLM_F_DUMP unset
- * finds one socket by that cookie alone).  Asked for (idiag_ext bit
+ * finds one socket of its family by that cookie).  Asked for (idiag_ext bit
  * INET_DIAG_INFO - 1), INET_DIAG_INFO holds a struct psock_info and its
  * live subflows' struct psock_subflow_info, @size_user bytes apart: the
  * layout of getsockopt(PSOCK_INFO) with @size_user = @size_kernel.  The

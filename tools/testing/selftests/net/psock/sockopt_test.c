@@ -174,6 +174,25 @@ TEST_F(opt, per_stream_buffers)
 	}
 }
 
+/* PSOCK_OPTIMISTIC is 0 or 1 (psock(7)), as TCP_FASTOPEN_CONNECT. */
+TEST_F(opt, optimistic_values)
+{
+	int v;
+
+	EXPECT_EQ(0, set_int(self->fd, PSOCK_OPTIMISTIC, 1));
+	ASSERT_EQ(0, get_int(self->fd, PSOCK_OPTIMISTIC, &v));
+	EXPECT_EQ(1, v);
+	EXPECT_EQ(-1, set_int(self->fd, PSOCK_OPTIMISTIC, 2));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, set_int(self->fd, PSOCK_OPTIMISTIC, -1));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, get_int(self->fd, PSOCK_OPTIMISTIC, &v));
+	EXPECT_EQ(1, v);
+	EXPECT_EQ(0, set_int(self->fd, PSOCK_OPTIMISTIC, 0));
+	ASSERT_EQ(0, get_int(self->fd, PSOCK_OPTIMISTIC, &v));
+	EXPECT_EQ(0, v);
+}
+
 TEST_F(opt, bad_lengths_and_pointers)
 {
 	socklen_t len = 2;

@@ -277,6 +277,97 @@ TEST_F_TIMEOUT(opts, per_subflow_buffer_wins, 120)
 }
 
 /*
+ * The listener's PSOCK_SNDBUF / PSOCK_RCVBUF reach the accepted subflow of
+ * each index (they are clones of the listener's TCP socket, index 0's);
+ * an index without one keeps TCP's autotuned buffer, not index 0's.
+ */
+TEST_F_TIMEOUT(opts, per_subflow_buffer_on_listener, 120)
+{
+	struct pstream_int pi;
+	struct psock_info_buf ib;
+	unsigned int i;
+	int fd, c;
+
+	pi = (struct pstream_int){ .index = 0, .value = 50000 };
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_PSOCK, PSOCK_SNDBUF, &pi,
+				sizeof(pi)));
+	pi = (struct pstream_int){ .index = 1, .value = 30000 };
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_PSOCK, PSOCK_SNDBUF, &pi,
+				sizeof(pi)));
+	pi = (struct pstream_int){ .index = 2, .value = 40000 };
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_PSOCK, PSOCK_RCVBUF, &pi,
+				sizeof(pi)));
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, psock_info(c, &ib));
+	ASSERT_EQ(NSF, ib.h.num);
+	for (i = 0; i < ib.h.num; i++) {
+		const struct psock_subflow_info *si = &ib.sf[i];
+
+		TH_LOG("accepted subflow %u: sndbuf %u rcvbuf %u", si->index,
+		       si->snd_buf, si->rcv_buf);
+		switch (si->index) {
+		case 0:
+			EXPECT_EQ(100000, (int)si->snd_buf);
+			break;
+		case 1:
+			EXPECT_EQ(60000, (int)si->snd_buf);
+			break;
+		case 2:
+			EXPECT_EQ(80000, (int)si->rcv_buf);
+			EXPECT_NE(100000, (int)si->snd_buf);
+			break;
+		default:
+			EXPECT_NE(100000, (int)si->snd_buf);
+			break;
+		}
+	}
+	close(c);
+	close(fd);
+}
+
+/*
+ * accept() returns a socket with its listener's SOL_PSOCK options,
+ * PSOCK_OPTIMISTIC included; and net.psock.enabled = 0 refuses new
+ * sockets only: the listener that was there goes on accepting.
+ */
+TEST_F_TIMEOUT(opts, listener_keeps_options_and_works_disabled, 120)
+{
+	int one = 1, fd, c, v;
+	socklen_t len = sizeof(v);
+	FILE *f;
+
+	ASSERT_EQ(0, setsockopt(self->lfd, SOL_PSOCK, PSOCK_OPTIMISTIC, &one,
+				sizeof(one)));
+	do_listen(_metadata, self->lfd, variant->family, &self->port);
+	fd = socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, psock_opts(fd, NSF, NSF, -1));
+	f = fopen("/proc/sys/net/psock/enabled", "w");
+	ASSERT_NE(NULL, f);
+	fputs("0", f);
+	ASSERT_EQ(0, fclose(f));
+	EXPECT_EQ(-1, socket(variant->family, SOCK_STREAM, IPPROTO_PSOCK));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	c = connect_pair(_metadata, fd, self->lfd, variant->family,
+			 self->port);
+	f = fopen("/proc/sys/net/psock/enabled", "w");
+	ASSERT_NE(NULL, f);
+	fputs("1", f);
+	ASSERT_EQ(0, fclose(f));
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, getsockopt(c, SOL_PSOCK, PSOCK_OPTIMISTIC, &v, &len));
+	EXPECT_EQ(1, v);
+	close(c);
+	close(fd);
+}
+
+/*
  * SO_BINDTODEVICE and SO_REUSEADDR set before bind() or connect() are
  * copied to every subflow when it is made (Documentation/psock.rst,
  * "Socket calls"): the client's control and data subflows, and those the
