@@ -552,10 +552,19 @@ static int event_print(const struct hcn_event *ev, void *arg)
 	return 0;
 }
 
-/* hicn's events until one cannot be read: libhcn's error. */
+/*
+ * hicn's events until one cannot be read: libhcn's error.  Events lost
+ * to an overrun are reported and the monitor starts again.
+ */
 int hicn_events(void)
 {
-	return hcn_monitor(event_print, NULL);
+	int err;
+
+	for (;;) {
+		err = hcn_monitor(event_print, NULL);
+		if (!events_lost(HICN_FAMILY_NAME, err))
+			return err;
+	}
 }
 
 static int do_hicn_monitor(int argc, char **argv)

@@ -278,6 +278,16 @@ int monitor_error(const char *family, int err)
 	return EXIT_KERNEL;
 }
 
+bool events_lost(const char *family, int err)
+{
+	if (err != -ENOBUFS)
+		return false;
+	fprintf(stderr,
+		"Warning: \"%s\" events lost (receive buffer overrun).\n",
+		family);
+	return true;
+}
+
 /* The start of a notification: "[name]", or its JSON object with "event". */
 void event_open(const char *name)
 {

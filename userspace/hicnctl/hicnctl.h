@@ -45,6 +45,12 @@ __u64 get_u64(const char *arg, const char *what);
 void need_family(const char *family);
 int kernel_error(int err);
 int monitor_error(const char *family, int err);
+/*
+ * Whether a monitor's @err is -ENOBUFS, events of @family lost to an
+ * overrun of its socket's receive buffer: then a warning is printed on
+ * stderr, and the monitor should go on.
+ */
+bool events_lost(const char *family, int err);
 
 /*
  * The printer: text, or JSON with -j.  Keys are ignored in text mode; a
@@ -85,7 +91,8 @@ bool hicn_object(const char *arg);
 int do_monitor(int argc, char **argv);
 /*
  * Print each family's events as they happen, until one cannot be read:
- * libhcn's error (-EPROTONOSUPPORT when the family is not registered).
+ * libhcn's error (-EPROTONOSUPPORT when the family is not registered);
+ * events lost to an overrun (-ENOBUFS) are reported and they go on.
  */
 int hicn_events(void);
 int psock_events(void);

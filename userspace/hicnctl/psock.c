@@ -59,6 +59,16 @@ static const struct {
 
 /* ---- endpoint ---- */
 
+/* An endpoint id as the kernel's policy takes it: 1 to 255. */
+static __u8 get_endpoint_id(const char *arg)
+{
+	unsigned long id = get_number(arg, "endpoint id");
+
+	if (id < 1 || id > 255)
+		usage_error("\"%s\" is not a valid endpoint id (1 to 255)", arg);
+	return id;
+}
+
 static int endpoint_print(const struct hcn_psock_endpoint *ep, void *arg)
 {
 	char addr[INET6_ADDRSTRLEN] = "?", ifname[IF_NAMESIZE];
@@ -99,14 +109,10 @@ static int endpoint_show(int argc, char **argv)
 	int err;
 
 	while (argc > 0) {
-		if (matches(*argv, "id")) {
-			char *v = next_arg(&argc, &argv, "id");
-
-			/* As the kernel sees it: the low byte. */
-			id = get_number(v, "endpoint id");
-		} else {
+		if (!strcmp(*argv, "id"))
+			id = get_endpoint_id(next_arg(&argc, &argv, "id"));
+		else
 			usage_error("\"%s\" is unknown, try \"hicnctl psock help\"", *argv);
-		}
 		argc--;
 		argv++;
 	}
@@ -133,12 +139,7 @@ static int endpoint_add(int argc, char **argv)
 
 	while (argc > 0) {
 		if (!strcmp(*argv, "id")) {
-			char *v = next_arg(&argc, &argv, "id");
-			unsigned long id = get_number(v, "endpoint id");
-
-			if (id > 255)
-				usage_error("\"%s\" is not a valid endpoint id", v);
-			ep.id = id;
+			ep.id = get_endpoint_id(next_arg(&argc, &argv, "id"));
 			ep.attrs |= HCN_ATTR(PSOCK_A_ENDPOINT_ID);
 		} else if (!strcmp(*argv, "dev")) {
 			char *v = next_arg(&argc, &argv, "dev");
@@ -186,12 +187,7 @@ static int endpoint_delete(int argc, char **argv)
 
 	while (argc > 0) {
 		if (!strcmp(*argv, "id")) {
-			char *v = next_arg(&argc, &argv, "id");
-			unsigned long n = get_number(v, "endpoint id");
-
-			if (n > 255)
-				usage_error("\"%s\" is not a valid endpoint id", v);
-			id = n;
+			id = get_endpoint_id(next_arg(&argc, &argv, "id"));
 			have_id = true;
 		} else {
 			usage_error("\"%s\" is unknown, try \"hicnctl psock help\"", *argv);
@@ -354,14 +350,23 @@ static void event_addr(const struct hcn_psock_event *ev, bool src,
 	int port = src ? PSOCK_A_SUBFLOW_EVENT_SPORT : PSOCK_A_SUBFLOW_EVENT_DPORT;
 	const void *v4 = src ? (const void *)&ev->saddr.v4 : &ev->daddr.v4;
 	const void *v6 = src ? (const void *)&ev->saddr.v6 : &ev->daddr.v6;
-	char addr[INET6_ADDRSTRLEN] = "?";
+	bool has_port = ev->attrs & HCN_ATTR(port);
+	char addr[INET6_ADDRSTRLEN + 2] = "?";
 
-	if (ev->attrs & HCN_ATTR(a4))
+	if (ev->attrs & HCN_ATTR(a4)) {
 		inet_ntop(AF_INET, v4, addr, sizeof(addr));
-	else if (ev->attrs & HCN_ATTR(a6))
-		inet_ntop(AF_INET6, v6, addr, sizeof(addr));
+	} else if (ev->attrs & HCN_ATTR(a6)) {
+		/* Text: [addr]:port, as psock show and ss print it. */
+		bool brackets = has_port && !json;
+
+		inet_ntop(AF_INET6, v6, addr + brackets, INET6_ADDRSTRLEN);
+		if (brackets) {
+			addr[0] = '[';
+			strcat(addr, "]");
+		}
+	}
 	print_string(kaddr, fmt, addr);
-	if (ev->attrs & HCN_ATTR(port))
+	if (has_port)
 		print_uint(kport, ":%llu", src ? ev->sport : ev->dport);
 }
 
@@ -380,10 +385,19 @@ static int event_print(const struct hcn_psock_event *ev, void *arg)
 	return 0;
 }
 
-/* psock's events until one cannot be read: libhcn's error. */
+/*
+ * psock's events until one cannot be read: libhcn's error.  Events lost
+ * to an overrun are reported and the monitor starts again.
+ */
 int psock_events(void)
 {
-	return hcn_psock_monitor(event_print, NULL);
+	int err;
+
+	for (;;) {
+		err = hcn_psock_monitor(event_print, NULL);
+		if (!events_lost(PSOCK_FAMILY_NAME, err))
+			return err;
+	}
 }
 
 int do_psock(int argc, char **argv)

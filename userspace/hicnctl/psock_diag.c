@@ -70,6 +70,9 @@ static void print_subflow(const struct psock_subflow_info *si)
 	print_uint("bytes_received", " received %llu", si->bytes_received);
 	print_uint("retrans", " retrans %llu", si->total_retrans);
 	print_uint("rtt_us", " rtt_us %llu", si->srtt_us);
+	/* 0 unless set, and for a reader without CAP_NET_ADMIN. */
+	if (si->mark)
+		print_uint("mark", " mark 0x%llx", si->mark);
 	print_close_object();
 	print_nl();
 }

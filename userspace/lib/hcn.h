@@ -767,8 +767,12 @@ typedef int (*hcn_event_cb)(const struct hcn_event *ev, void *arg);
  * (hcn_monitor@@HCN_1.3) gets the face and route events too, and should
  * pass over a type it does not know (a later kernel's).
  *
+ * The socket asks for a 1 MiB receive buffer (SO_RCVBUFFORCE with
+ * CAP_NET_ADMIN, else SO_RCVBUF, capped by net.core.rmem_max).
+ *
  * Return: the non-zero value @cb returned, or -errno (-ENOBUFS: events
- * were lost).
+ * were lost to an overrun of that buffer, and the socket is closed; call
+ * again to go on).
  */
 int hcn_monitor(hcn_event_cb cb, void *arg);
 
@@ -795,8 +799,12 @@ typedef int (*hcn_psock_endpoint_cb)(const struct hcn_psock_endpoint *ep,
  *	kernel picks one)
  * @id: where the endpoint's id goes (may be NULL)
  *
- * Return: 0 or -errno: -EEXIST for an address or id already there,
- * -ENOSPC beyond PSOCK_ENDPOINTS_MAX, -EPERM without CAP_NET_ADMIN.
+ * Return: 0 or -errno: -EINVAL for a missing or malformed attribute or
+ * an address that is not unicast, -EAFNOSUPPORT for a family other than
+ * AF_INET and AF_INET6, -ENODEV for an ifindex of no interface, -EEXIST
+ * for an address or id already there, -ENOSPC beyond
+ * PSOCK_ENDPOINTS_MAX, -ERANGE for id 0 (the policy), -EPERM without
+ * CAP_NET_ADMIN; hcn_psock_endpoint_add(3) has the messages.
  */
 int hcn_psock_endpoint_add(const struct hcn_psock_endpoint *ep, __u8 *id);
 
@@ -906,7 +914,10 @@ typedef int (*hcn_psock_event_cb)(const struct hcn_psock_event *ev,
  * @cb: called for each event as it happens, until it returns non-zero
  * @arg: passed to @cb
  *
- * Return: the non-zero value @cb returned, or -errno.
+ * The socket's receive buffer is hcn_monitor()'s.
+ *
+ * Return: the non-zero value @cb returned, or -errno (-ENOBUFS: events
+ * were lost, as for hcn_monitor()).
  */
 int hcn_psock_monitor(hcn_psock_event_cb cb, void *arg);
 

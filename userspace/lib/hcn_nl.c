@@ -418,20 +418,31 @@ static int hcn_call(const char *name, struct hcn_req *r, hcn_answer_fn fn,
 	return err;
 }
 
+/* The receive buffer a monitor asks for: room for bursts of events. */
+#define HCN_MONITOR_RCVBUF	(1024 * 1024)
+
 /*
  * Joins multicast @group of family @name and calls @fn for each
- * notification until it returns non-zero (returned) or an error.
+ * notification until it returns non-zero (returned) or an error:
+ * -ENOBUFS when the socket's receive buffer overran and events were
+ * lost.  The buffer is HCN_MONITOR_RCVBUF: SO_RCVBUFFORCE, past
+ * net.core.rmem_max, with CAP_NET_ADMIN; otherwise SO_RCVBUF, which
+ * rmem_max caps.
  */
 static int hcn_listen(const char *name, const char *group, hcn_answer_fn fn,
 		      void *arg)
 {
 	static __thread char buf[16384];
+	int rcvbuf = HCN_MONITOR_RCVBUF;
 	struct hcn_sock s;
 	int err;
 
 	err = hcn_open(&s, name, group);
 	if (err)
 		return err;
+	if (setsockopt(s.fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)))
+		setsockopt(s.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (setsockopt(s.fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &s.group,
 		       sizeof(s.group))) {
 		err = -errno;

@@ -27,7 +27,11 @@ SPEC=$TOP/Documentation/netlink/specs/psock.yaml
 ns1=psnl1-$$
 ns2=psnl2-$$
 
+FLOOD_PIDS=
 cleanup() {
+	# shellcheck disable=SC2086
+	[ -n "$FLOOD_PIDS" ] && kill -CONT $FLOOD_PIDS 2>/dev/null &&
+		kill $FLOOD_PIDS 2>/dev/null
 	ip netns del "$ns1" 2>/dev/null
 	ip netns del "$ns2" 2>/dev/null
 }
@@ -77,9 +81,26 @@ check "endpoint add: a multicast address is EINVAL" 2 \
 check "endpoint add: the unspecified IPv6 address is EINVAL" 2 \
 	"Error: not a unicast address: Invalid argument." \
 	ctl1 endpoint add ::
-check "endpoint add: id 0 is refused by the policy" 2 \
-	"Error: integer out of range: Numerical result out of range." \
+# Ids are 1 to 255, as the kernel's policy has them (ynl below shows the
+# kernel's own refusal of 0): hicnctl refuses others before sending.
+check "endpoint add: id 0 is a usage error" 1 \
+	'Error: "0" is not a valid endpoint id (1 to 255).' \
 	ctl1 endpoint add 10.0.1.3 id 0
+check "endpoint add: id 256 is a usage error" 1 \
+	'Error: "256" is not a valid endpoint id (1 to 255).' \
+	ctl1 endpoint add 10.0.1.3 id 256
+check "endpoint delete: id 0 is a usage error" 1 \
+	'Error: "0" is not a valid endpoint id (1 to 255).' \
+	ctl1 endpoint delete id 0
+check "endpoint show id: 0 is a usage error" 1 \
+	'Error: "0" is not a valid endpoint id (1 to 255).' \
+	ctl1 endpoint show id 0
+check "endpoint show id: 261 is a usage error, not endpoint 5" 1 \
+	'Error: "261" is not a valid endpoint id (1 to 255).' \
+	ctl1 endpoint show id 261
+check "endpoint show: \"i\" is not \"id\" (exact keywords, as add and delete)" 1 \
+	'Error: "i" is unknown, try "hicnctl psock help".' \
+	ctl1 endpoint show i 5
 check "endpoint add: an unknown device is a usage error" 1 \
 	'Error: cannot find device "nosuch".' \
 	ctl1 endpoint add 10.0.1.3 dev nosuch
@@ -121,6 +142,12 @@ tap_check "endpoint add: up to 8 endpoints" fill
 check "endpoint add: a 9th is ENOSPC" 2 \
 	"Error: at most 8 endpoints per namespace: No space left on device." \
 	ctl1 endpoint add 10.0.2.9
+check "endpoint add: in a full table, an address already there is EEXIST" 2 \
+	"Error: address is already an endpoint: File exists." \
+	ctl1 endpoint add 10.0.2.3
+check "endpoint add: in a full table, an id in use is EEXIST" 2 \
+	"Error: endpoint id is in use: File exists." \
+	ctl1 endpoint add 10.0.2.9 id 3
 check "endpoint show: a dump of 8 endpoints" 0 \
 "10.0.2.1 id 1
 10.0.2.2 id 2
@@ -177,15 +204,16 @@ check "limits show: only that one changed" 0 "rcmd 4 max 12 driver round-robin" 
 
 # ---- counters ----
 
-# One PSOCK connection over loopback in namespace $1: 100 KB sent, read,
-# both ends closed.
+# One PSOCK connection over loopback in namespace $1 (to 127.0.0.1, or
+# to $2): 100 KB sent, read, both ends closed.
 psock_conn() {
-	ip netns exec "$1" python3 - <<'EOF'
-import socket
-ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
-ls.bind(("127.0.0.1", 0))
+	ip netns exec "$1" python3 - "${2:-127.0.0.1}" <<'EOF'
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+ls = socket.socket(fam, socket.SOCK_STREAM, 259)
+ls.bind((sys.argv[1], 0))
 ls.listen()
-c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
+c = socket.socket(fam, socket.SOCK_STREAM, 259)
 c.connect(ls.getsockname())
 a, _ = ls.accept()
 c.sendall(b"x" * 100000)
@@ -266,6 +294,138 @@ check "events: $ns1's monitor saw nothing of $ns2" 0 "" cat "$mon/ns1"
 [ "$(count . "$mon/ns2")" = 16 ] || sed 's/^/#   /' "$mon/ns2"
 rm -rf "$mon"
 
+# The same over IPv6: text prints [address]:port, as psock show does;
+# JSON the address alone, the port apart.
+mon=$(mktemp -d)
+"$HICNCTL" -n "$ns2" psock monitor > "$mon/ns2" 2>&1 &
+mon_pids=$!
+"$HICNCTL" -j -n "$ns2" psock monitor > "$mon/ns2.json" 2>&1 &
+mon_pids="$mon_pids $!"
+sleep 1
+psock_conn "$ns2" ::1
+tap_result $? "events: a PSOCK connection over IPv6 loopback in $ns2"
+wait_count 8 '^\[subflow-closed\]' "$mon/ns2"
+wait_count 8 '"event":"subflow-closed"' "$mon/ns2.json"
+sleep 1
+# shellcheck disable=SC2086
+kill $mon_pids 2>/dev/null
+wait 2>/dev/null
+sf6_re='index [0-3] \[::1\]:[0-9]+ -> \[::1\]:[0-9]+'
+check "events over IPv6: 8 subflow-established, [::1]:port" 0 8 \
+	count "^\\[subflow-established\\] $sf6_re\$" "$mon/ns2"
+check "events over IPv6: 8 subflow-closed, [::1]:port, error 0" 0 8 \
+	count "^\\[subflow-closed\\] $sf6_re error 0\$" "$mon/ns2"
+check "events -j over IPv6: 16, the address without brackets" 0 16 \
+	count '"saddr":"::1","sport":[0-9]+,"daddr":"::1","dport":[0-9]+' "$mon/ns2.json"
+[ "$(count . "$mon/ns2")" = 16 ] || sed 's/^/#   /' "$mon/ns2"
+rm -rf "$mon"
+
+# Events lost: "psock monitor" and "monitor" (whose child follows psock)
+# are stopped (SIGSTOP) while connections of 32 subflows a side come and
+# go in $ns2, until the receive buffers of their sockets overran: the
+# Drops of /proc/net/netlink.  Before that each buffer held over 1 MiB
+# (libhcn asks for 1 MiB, SO_RCVBUFFORCE as root: the kernel doubles it;
+# net.core.rmem_max's default would cap it near 416 KiB).  Once going
+# again each monitor must say the events were lost and go on: the next
+# connection's events are printed.
+flood_conns() {		# flood_conns N: N connections, 32 subflows a side
+	ip netns exec "$ns2" timeout 120 python3 - "$1" <<'EOF'
+import socket, sys
+ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
+for o in (1, 2):	# PSOCK_RCMD_STREAM_CNT, PSOCK_MAX_STREAM_CNT
+    ls.setsockopt(301, o, 32)
+ls.bind(("127.0.0.1", 0))
+ls.listen(64)
+for i in range(int(sys.argv[1])):
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
+    for o in (1, 2):
+        c.setsockopt(301, o, 32)
+    c.connect(ls.getsockname())
+    a, _ = ls.accept()
+    c.sendall(b"x" * 100000)
+    got = 0
+    while got < 100000:
+        got += len(a.recv(65536))
+    c.close()
+    a.close()
+EOF
+}
+# nl_stat PID...: the most Rmem and Drops of their netlink sockets in $ns2.
+nl_stat() {
+	local p inodes=
+	for p; do
+		inodes+=" $(ls -l "/proc/$p/fd" 2>/dev/null |
+			sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p' | tr '\n' ' ')"
+	done
+	ip netns exec "$ns2" awk -v inodes="$inodes" '
+		BEGIN { n = split(inodes, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+		NR > 1 && ($10 in want) { if ($5 > r) r = $5; if ($9 > d) d = $9 }
+		END { print r + 0, d + 0 }' /proc/net/netlink
+}
+flood=$(mktemp -d)
+"$HICNCTL" -n "$ns2" psock monitor > "$flood/psock" 2> "$flood/psock.err" &
+fl_psock=$!
+"$HICNCTL" -n "$ns2" monitor > "$flood/both" 2> "$flood/both.err" &
+fl_both=$!
+sleep 1
+fl_child=$(pgrep -P $fl_both)
+FLOOD_PIDS="$fl_psock $fl_both $fl_child"
+# shellcheck disable=SC2086
+kill -STOP $FLOOD_PIDS
+fl_n=0
+for i in $(seq 20); do
+	flood_conns 10
+	fl_n=$((fl_n + 10))
+	read -r a_rmem a_drops < <(nl_stat $fl_psock)
+	read -r b_rmem b_drops < <(nl_stat $fl_both $fl_child)
+	[ "$a_drops" -gt 0 ] && [ "$b_drops" -gt 0 ] && break
+done
+echo "# after $fl_n connections: psock monitor Rmem $a_rmem Drops $a_drops, monitor Rmem $b_rmem Drops $b_drops"
+[ "$a_drops" -gt 0 ] && [ "$b_drops" -gt 0 ]
+tap_result $? "events lost: both stopped monitors' sockets overran ($fl_n connections)"
+[ "$a_rmem" -gt 1048576 ] && [ "$b_rmem" -gt 1048576 ]
+tap_result $? "events lost: each socket held over 1 MiB first (Rmem $a_rmem and $b_rmem)"
+# The flood's sockets gone (closes finish in the background): none of
+# their events comes after the monitors start again.
+for i in $(seq 100); do
+	[ "$("$HICNCTL" -n "$ns2" psock show all | wc -l)" = 1 ] && break
+	sleep 0.1
+done
+# shellcheck disable=SC2086
+kill -CONT $FLOOD_PIDS
+LOST_PSOCK='Warning: "psock" events lost (receive buffer overrun).'
+for i in $(seq 100); do
+	grep -q -x -F "$LOST_PSOCK" "$flood/psock.err" &&
+		grep -q -x -F "$LOST_PSOCK" "$flood/both.err" && break
+	sleep 0.1
+done
+sleep 1
+a_lines=$(count . "$flood/psock")
+b_lines=$(count . "$flood/both")
+psock_conn "$ns2"
+wait_count $((a_lines + 8)) '^\[subflow-closed\]' "$flood/psock"
+wait_count $((b_lines + 8)) '^\[subflow-closed\]' "$flood/both"
+sleep 1
+# after_loss PID OUT ERR LINES: PID runs, ERR is the warning alone, OUT
+# has the next connection's 8 and 8 events after its first LINES.
+after_loss() {
+	kill -0 "$1" 2>/dev/null && [ "$(cat "$3")" = "$LOST_PSOCK" ] &&
+		[ "$(tail -n +$(($4 + 1)) "$2" | grep -c -E "^\\[subflow-(established|closed)\\] $sf_re")" = 16 ] &&
+		return 0
+	echo "# $(kill -0 "$1" 2>/dev/null && echo running || echo exited)"
+	sed 's/^/# stderr: /' "$3"
+	tail -n +$(($4 + 1)) "$2" | sed 's/^/# stdout: /'
+	return 1
+}
+after_loss $fl_psock "$flood/psock" "$flood/psock.err" "$a_lines"
+tap_result $? "events lost: psock monitor said so on stderr, went on, printed the next connection's 16 events"
+after_loss $fl_both "$flood/both" "$flood/both.err" "$b_lines"
+tap_result $? "events lost: monitor said so on stderr, went on, printed the next connection's 16 events"
+kill $fl_psock $fl_both 2>/dev/null
+wait 2>/dev/null
+FLOOD_PIDS=
+rm -rf "$flood"
+
 # ---- permissions ----
 
 nobody() {
@@ -283,7 +443,8 @@ tap_result $? "nobody: stats works"
 # ---- show: the sockets through sock_diag ----
 
 # A listener on 127.0.0.1:5099 and a 2-subflow connection to it, held
-# open until $show/stop exists.
+# open until $show/stop exists; the client's socket has SO_MARK 42, which
+# its subflows copy (the server's have none).
 show=$(mktemp -d)
 ip netns exec "$ns1" python3 - "$show" <<'EOF2' &
 import os, socket, sys, time
@@ -294,6 +455,7 @@ ls.listen()
 c = socket.socket(socket.AF_INET, socket.SOCK_STREAM, 259)
 c.setsockopt(301, 1, 2)		# PSOCK_RCMD_STREAM_CNT
 c.setsockopt(301, 2, 2)		# PSOCK_MAX_STREAM_CNT
+c.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, 42)	# its subflows' too
 c.connect(ls.getsockname())
 a, _ = ls.accept()
 c.sendall(b"x" * 1000)
@@ -329,10 +491,18 @@ check "show subflows: each subflow, established, to or from port 5099" 0 4 \
 import json, sys
 s = json.load(sys.stdin)
 assert len(s) == 3, s
-assert sorted(len(x.get("subflow_list", [])) for x in s) == [0, 2, 2], s'
-tap_result $? "show -j: three sockets, the connection's with 2 subflows each"
+assert sorted(len(x.get("subflow_list", [])) for x in s) == [0, 2, 2], s
+marks = [f.get("mark", 0) for x in s for f in x.get("subflow_list", [])]
+assert sorted(marks) == [0, 0, 42, 42], marks'
+tap_result $? "show -j: three sockets, the connection's with 2 subflows each, the client's with mark 42"
+check "show subflows: the client's 2 subflows show its mark, the server's none" 0 \
+"2 2" eval "echo \$(ctl1 show subflows | grep -c -E 'subflow [01] ESTAB .* mark 0x2a\$') \
+	\$(ctl1 show subflows | grep -c mark)"
 check "nobody: show all sees the same three" 0 3 \
 	eval "nobody $HICNCTL psock show all | grep -c -E '^(LISTEN|ESTAB) '"
+check "nobody: show subflows, the 4 subflows without marks (CAP_NET_ADMIN only)" 0 \
+"4 0" eval "echo \$(nobody $HICNCTL psock show subflows | grep -c -E 'subflow [01] ESTAB') \
+	\$(nobody $HICNCTL psock show subflows | grep -c mark)"
 check "show in $ns2: nothing, only the header" 0 1 \
 	eval "$HICNCTL -n $ns2 psock show all | wc -l"
 touch "$show/stop"
@@ -406,6 +576,9 @@ if ynl_tap_start "$ns1" "$SPEC"; then
 		>/dev/null 2>&1
 	[ $? -ne 0 ]
 	tap_result $? "ynl: an unknown endpoint flag is refused by the policy"
+	ynl --do endpoint-add --json '{"family": 2, "addr4": 167773442, "id": 0}' 2>&1 |
+		grep -q "integer out of range"
+	tap_result $? "ynl: endpoint-add with id 0: the policy's \"integer out of range\""
 	# As many as /proc/net/psock names on its PsockExt line.
 	ncounters=$(awk '/^PsockExt:/ { print NF - 1; exit }' /proc/net/psock)
 	check "ynl: counters-get has every counter" 0 "$ncounters" \

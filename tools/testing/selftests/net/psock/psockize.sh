@@ -109,6 +109,105 @@ PSOCKIZE_SYSTEMD_DIR=$UNITS "$PSOCKIZE" disable nginx 2>/dev/null
 [ $? -eq 1 ]
 tap_result $? "disable of a unit not enabled fails"
 
+# enable and disable as root runs them, without PSOCKIZE_SYSTEMD_DIR: in a
+# mount namespace of their own, with empty tmpfs on /etc/systemd/system
+# and on /run (holding /run/systemd/system when "systemd runs"), and a
+# systemctl in PATH that only logs its arguments.  ($TMP is under /tmp,
+# not /run.)
+SD=$TMP/sd
+mkdir -p "$SD/bin"
+cat > "$SD/bin/systemctl" <<EOF
+#!/bin/sh
+echo "systemctl \$*" >> "$SD/out/systemctl.log"
+EOF
+chmod +x "$SD/bin/systemctl"
+# sd_case 0|1: enable nginx, copy its drop-in, disable nginx; each
+# command's stdout, stderr, status and systemctl calls in
+# $SD/out/{enable,disable}.*, what is left in /etc/systemd/system in
+# $SD/out/left.
+sd_case() {
+	rm -rf "$SD/out" && mkdir "$SD/out"
+	unshare -m env -u PSOCKIZE_SYSTEMD_DIR PATH="$SD/bin:$PATH" sh -c '
+		out=$1
+		mount -t tmpfs psockize-test /etc/systemd/system &&
+			mount -t tmpfs psockize-test /run || exit 1
+		[ "$2" = 1 ] && mkdir -p /run/systemd/system
+		"$3" enable nginx > "$out/enable.out" 2> "$out/enable.err"
+		echo $? > "$out/enable.rc"
+		touch "$out/systemctl.log"
+		mv "$out/systemctl.log" "$out/enable.systemctl"
+		cp /etc/systemd/system/nginx.service.d/psockize.conf "$out/dropin"
+		"$3" disable nginx > "$out/disable.out" 2> "$out/disable.err"
+		echo $? > "$out/disable.rc"
+		touch "$out/systemctl.log"
+		mv "$out/systemctl.log" "$out/disable.systemctl"
+		ls -A /etc/systemd/system > "$out/left"' sd "$SD/out" "$1" "$PSOCKIZE"
+}
+# sd_check CMD STDOUT STDERR SYSTEMCTL: CMD exited 0 with those outputs,
+# and the fake systemctl logged SYSTEMCTL while it ran.
+sd_check() {
+	local f="$SD/out/$1"
+	if [ "$(cat "$f.rc" 2>/dev/null)" = 0 ] && [ "$(cat "$f.out")" = "$2" ] &&
+	   [ "$(cat "$f.err")" = "$3" ] && [ "$(cat "$f.systemctl")" = "$4" ]; then
+		return 0
+	fi
+	echo "# $1: status $(cat "$f.rc" 2>/dev/null)"
+	for x in out err systemctl; do
+		sed "s/^/# $1 $x: /" "$f.$x" 2>/dev/null
+	done
+	return 1
+}
+if [ ! -d /etc/systemd/system ]; then
+	tap_result 1 "/etc/systemd/system is there (a mount point for the tests of enable and disable)"
+	tap_result 1 "(not run)"
+	tap_result 1 "(not run)"
+else
+	NOTE="psockize: systemd is not running (no /run/systemd/system): systemctl daemon-reload skipped"
+	sd_case 0
+	sd_check enable "" "$NOTE" "" &&
+		grep -q -x "Environment=LD_PRELOAD=$TOP/userspace/psockize/libpsockize.so" "$SD/out/dropin"
+	tap_result $? "enable without systemd running: the drop-in, no systemctl, a note on stderr that daemon-reload was skipped"
+	sd_check disable "" "$NOTE" "" && [ ! -s "$SD/out/left" ]
+	tap_result $? "disable without systemd running: the drop-in and its folder gone, the same note"
+	sd_case 1
+	sd_check enable "psockize: restart nginx.service for the change to apply" "" \
+		"systemctl daemon-reload" &&
+		sd_check disable "psockize: restart nginx.service for the change to apply" "" \
+		"systemctl daemon-reload" && [ ! -s "$SD/out/left" ]
+	tap_result $? "enable and disable with systemd running: each runs systemctl daemon-reload, no note"
+fi
+
+# Usage errors: the usage on stderr, nothing on stdout, status 1; help
+# prints it on stdout, status 0.
+usage_err() {
+	local out rc
+	for args in "run" "run --bpf" "enable" "disable a b" "nosuch"; do
+		# shellcheck disable=SC2086
+		out=$("$PSOCKIZE" $args 2> "$TMP/usage.err")
+		rc=$?
+		if [ $rc -ne 1 ] || [ -n "$out" ] ||
+		   ! grep -q "^Usage: psockize run" "$TMP/usage.err"; then
+			echo "# psockize $args: status $rc"
+			printf '%s\n' "$out" | sed 's/^/# stdout: /'
+			sed 's/^/# stderr: /' "$TMP/usage.err"
+			return 1
+		fi
+	done
+}
+tap_check "run, run --bpf, enable without their arguments, disable with two, an unknown command: status 1, the usage on stderr only" usage_err
+out=$("$PSOCKIZE" help 2> "$TMP/usage.err")
+rc=$?
+[ $rc -eq 0 ] && [ "${out%%$'\n'*}" = "Usage: psockize run [ -b | --bpf ] COMMAND [ARGS...]" ] &&
+	[ ! -s "$TMP/usage.err" ]
+tap_result $? "help: status 0, the usage on stdout"
+
+# run --bpf without its helper: no hook, 125, and COMMAND does not run.
+check "run --bpf without psockize-bpf: status 125, the reason" 125 \
+	"psockize: $TMP/nosuch/psockize-bpf is missing" \
+	env PSOCKIZE_BPF="$TMP/nosuch/psockize-bpf" "$PSOCKIZE" run --bpf touch "$TMP/bpf.ran"
+[ ! -e "$TMP/bpf.ran" ]
+tap_result $? "run --bpf without psockize-bpf: COMMAND did not run"
+
 # ---- the proof: counters of the server namespace and path 2's bytes ----
 
 path2_bytes() {		# bytes veth-b2 received and sent
