@@ -27,6 +27,11 @@
  *
  * Flows whose sockets are closed during one epoll_wait() batch are freed
  * after the batch (events later in the batch may still name them).
+ *
+ * A flow holds 2 descriptors, both taken when it is accepted (b's as a
+ * reserved duplicate until b is made): RLIMIT_NOFILE is raised for
+ * --max-flows at start, and out of descriptors the listener is left
+ * alone (it is level-triggered) until a flow ends.
  */
 #include <arpa/inet.h>
 #include <assert.h>
@@ -42,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -61,6 +67,7 @@ static_assert(sizeof(struct psgw_hdr) == PSGW_HDR_LEN, "psgw_hdr has padding");
 #define VERBOSE_MAX	3
 #define CONF_LINE_MAX	512	/* bytes of a configuration file line */
 #define HDR_TIMEOUT	10	/* seconds the egress waits for a header */
+#define FD_RESERVE	16	/* descriptors besides the flows' 2 each */
 
 enum role { INGRESS, EGRESS };
 enum fstate { F_HDR, F_CONNECTING, F_RELAY };
@@ -84,6 +91,7 @@ struct flow {
 	unsigned long id;
 	enum fstate state;
 	int fd[2];
+	int rsv;		/* fd[1]'s descriptor, reserved until it is made */
 	unsigned int ev[2];	/* the events registered for fd[] (-1: none) */
 	bool hup[2];		/* fd[] reported EPOLLHUP */
 	struct ep ep[2];
@@ -125,6 +133,7 @@ static struct flow *flows, *dead;
 static unsigned int nflows;
 static unsigned long next_id = 1;
 static bool paused;
+static time_t stalled;		/* paused for want of descriptors since then */
 
 static void logmsg(int level, const char *fmt, ...)
 {
@@ -167,60 +176,85 @@ static socklen_t sslen(const struct sockaddr_storage *ss)
 					  sizeof(struct sockaddr_in6);
 }
 
-/* "ADDR:PORT" or "[ADDR6]:PORT"; with plen, ADDR may carry "/PREFIX". */
+/* A decimal number, digits only (no sign, no blank, no 0x), in [min, max];
+ * -1 otherwise.
+ */
+static long num(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end || errno || v < min || v > max)
+		return -1;
+	return v;
+}
+
+/*
+ * "ADDR:PORT" or "[ADDR6]:PORT"; with plen (--allow), "ADDR/LEN:PORT",
+ * "[ADDR6]/LEN:PORT" or "[ADDR6/LEN]:PORT", LEN at most 32 (IPv4) or 128
+ * (IPv6), *plen 32 or 128 without one.  Brackets are for IPv6 only.
+ */
 static int parse_addr(const char *arg, struct sockaddr_storage *ss, int *plen)
 {
-	char host[INET6_ADDRSTRLEN + 8], *port, *slash, *end;
-	const char *colon;
-	size_t n;
-	long p;
+	struct sockaddr_in6 *sin6 = (void *)ss;
+	struct sockaddr_in *sin = (void *)ss;
+	char host[INET6_ADDRSTRLEN + 8], *slash;
+	const char *colon, *rb;
+	bool br = arg[0] == '[';
+	long p, len = -1, max;
+	int n;
 
-	if (arg[0] == '[') {
-		colon = strstr(arg, "]:");
-		if (!colon)
+	if (br) {
+		rb = strchr(++arg, ']');
+		if (!rb)
 			return -1;
-		n = colon - arg - 1;
-		arg++;
-		colon++;
+		/* "]:PORT", or "]/LEN:PORT": LEN goes with the address */
+		colon = rb[1] == '/' ? strchr(rb, ':') : rb + 1;
+		if (!colon || *colon != ':')
+			return -1;
+		n = snprintf(host, sizeof(host), "%.*s%.*s", (int)(rb - arg),
+			     arg, (int)(colon - rb - 1), rb + 1);
 	} else {
 		colon = strrchr(arg, ':');
 		if (!colon)
 			return -1;
-		n = colon - arg;
+		n = snprintf(host, sizeof(host), "%.*s", (int)(colon - arg), arg);
 	}
-	if (n == 0 || n >= sizeof(host))
+	if (n <= 0 || n >= (int)sizeof(host))
 		return -1;
-	memcpy(host, arg, n);
-	host[n] = '\0';
-	port = (char *)colon + 1;
-	p = strtol(port, &end, 10);
-	if (!*port || *end || p < 0 || p > 65535)
+	p = num(colon + 1, 0, 65535);
+	if (p < 0)
 		return -1;
 	slash = strchr(host, '/');
-	if (slash && !plen)
-		return -1;
 	if (slash) {
-		*slash++ = '\0';
-		*plen = strtol(slash, &end, 10);
-		if (!*slash || *end || *plen < 0)
+		if (!plen)
+			return -1;
+		*slash = '\0';
+		len = num(slash + 1, 0, 128);
+		if (len < 0)
 			return -1;
 	}
 	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+	if (!br && inet_pton(AF_INET, host, &sin->sin_addr) == 1) {
 		ss->ss_family = AF_INET;
-		((struct sockaddr_in *)ss)->sin_port = htons(p);
-		if (plen && !slash)
-			*plen = 32;
-		return plen && *plen > 32 ? -1 : 0;
-	}
-	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		sin->sin_port = htons(p);
+		max = 32;
+	} else if (inet_pton(AF_INET6, host, &sin6->sin6_addr) == 1) {
 		ss->ss_family = AF_INET6;
-		((struct sockaddr_in6 *)ss)->sin6_port = htons(p);
-		if (plen && !slash)
-			*plen = 128;
-		return plen && *plen > 128 ? -1 : 0;
+		sin6->sin6_port = htons(p);
+		max = 128;
+	} else {
+		return -1;
 	}
-	return -1;
+	if (len > max)
+		return -1;
+	if (plen)
+		*plen = len < 0 ? max : len;
+	return 0;
 }
 
 /* The address as 16 bytes (IPv4 v4-mapped) and the port. */
@@ -306,17 +340,36 @@ static int ep_set(struct flow *f, int side, unsigned int events)
 	return 0;
 }
 
+/* Stop or resume watching the listener: clients wait in its backlog. */
 static void listener_pause(bool pause)
 {
 	struct epoll_event ev = { .events = pause ? 0 : EPOLLIN,
 				  .data.ptr = &ep_listen };
 
+	if (!pause)
+		stalled = 0;
 	if (pause == paused)
 		return;
 	paused = pause;
 	epoll_ctl(epfd, EPOLL_CTL_MOD, lfd, &ev);
-	if (pause)
-		err("%u flows: not accepting more until one ends", nflows);
+}
+
+/*
+ * accept4() or the reservation of a flow's second descriptor failed for
+ * want of descriptors (or memory): the listener, level-triggered, would
+ * report the same connection again at once.  It is left alone until a
+ * flow ends, or for a second (flows_expire()).
+ */
+static void accept_stall(int e)
+{
+	static bool logged;
+
+	if (!logged)
+		err("accept: %s with %u flows open: not accepting until one ends (logged once)",
+		    strerror(e), nflows);
+	logged = true;
+	listener_pause(true);
+	stalled = time(NULL);
 }
 
 static void abort_close(int fd)
@@ -350,6 +403,9 @@ static void flow_end(struct flow *f, bool rst, const char *why)
 			close(f->fd[i]);
 		f->fd[i] = -1;
 	}
+	if (f->rsv >= 0)
+		close(f->rsv);
+	f->rsv = -1;
 	f->dead = true;
 	if (f->prev)
 		f->prev->next = f->next;
@@ -375,7 +431,8 @@ static void flows_reap(void)
 	}
 }
 
-static struct flow *flow_new(int afd, const struct sockaddr_storage *peer)
+static struct flow *flow_new(int afd, int rsv,
+			     const struct sockaddr_storage *peer)
 {
 	struct flow *f = calloc(1, sizeof(*f));
 	int i;
@@ -393,6 +450,7 @@ static struct flow *flow_new(int afd, const struct sockaddr_storage *peer)
 	f->id = next_id++;
 	f->fd[0] = afd;
 	f->fd[1] = -1;
+	f->rsv = rsv;
 	for (i = 0; i < 2; i++) {
 		f->ev[i] = -1;
 		f->ep[i] = (struct ep){ .kind = E_SIDE, .side = i, .f = f };
@@ -446,6 +504,9 @@ static int flow_connect(struct flow *f, const struct sockaddr_storage *dst)
 	char s[64];
 	int fd;
 
+	/* The descriptor reserved for this socket */
+	close(f->rsv);
+	f->rsv = -1;
 	fd = socket(dst->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
 		    proto);
 	if (fd < 0) {
@@ -666,25 +727,41 @@ static void accept_one(void)
 	struct psgw_hdr *h;
 	struct flow *f;
 	__u16 port;
-	int fd;
+	int fd, rsv, e;
 
+	/* Each flow takes 2 descriptors: the second one is reserved (a
+	 * duplicate, closed just before its socket is made) before the
+	 * first is accepted, so that no accepted flow fails for want of it.
+	 */
+	rsv = fcntl(lfd, F_DUPFD_CLOEXEC, 0);
+	if (rsv < 0) {
+		accept_stall(errno);
+		return;
+	}
 	fd = accept4(lfd, (struct sockaddr *)&peer, &len,
 		     SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
-		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-			err("accept: %s", strerror(errno));
+		e = errno;
+		close(rsv);
+		if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
+			accept_stall(e);
+		else if (e != EAGAIN && e != EINTR && e != ECONNABORTED)
+			err("accept: %s", strerror(e));
 		return;
 	}
 	nodelay(fd);
-	f = flow_new(fd, &peer);
+	f = flow_new(fd, rsv, &peer);
 	if (!f) {
 		err("accept: out of memory");
 		abort_close(fd);
+		close(rsv);
 		return;
 	}
 	info("flow %lu (%s): accepted", f->id, f->peer);
-	if (nflows >= cfg.max_flows)
+	if (nflows >= cfg.max_flows) {
 		listener_pause(true);
+		err("%u flows: not accepting more until one ends", nflows);
+	}
 	if (cfg.role == EGRESS) {
 		f->state = F_HDR;
 		goto arm;
@@ -741,9 +818,15 @@ static void flows_expire(void)
 	last = now;
 	for (f = flows; f; f = next) {
 		next = f->next;
-		if (f->state == F_HDR && now - f->start >= HDR_TIMEOUT)
+		if (f->state == F_HDR && now - f->start >= HDR_TIMEOUT) {
+			err("flow %lu (%s): no header in time (%d s), refused",
+			    f->id, f->peer, HDR_TIMEOUT);
 			flow_end(f, true, "no header in time");
+		}
 	}
+	/* Out of descriptors with no flow to end: try again. */
+	if (stalled && now - stalled >= 1 && nflows < cfg.max_flows)
+		listener_pause(false);
 }
 
 /* ---- set-up ---- */
@@ -784,22 +867,90 @@ err_close:
 	return -1;
 }
 
+/*
+ * Room for 2 descriptors per flow: the soft RLIMIT_NOFILE goes up to
+ * 2 x --max-flows + FD_RESERVE, as far as the hard limit lets it, and
+ * --max-flows down to what that holds.
+ */
+static void fd_limit(void)
+{
+	rlim_t need = 2 * (rlim_t)cfg.max_flows + FD_RESERVE;
+	struct rlimit rl;
+	unsigned int n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 &&
+	    getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur >= need)
+		return;
+	n = rl.rlim_cur >= FD_RESERVE + 2 ? (rl.rlim_cur - FD_RESERVE) / 2 : 1;
+	err("%llu descriptors at most (RLIMIT_NOFILE): at most %u flows, not %u",
+	    (unsigned long long)rl.rlim_cur, n, cfg.max_flows);
+	cfg.max_flows = n;
+}
+
+/* The ingress: that PSOCK is there (the kernel loads psock.ko on the
+ * first socket) before it accepts clients it could only reset.
+ */
+static int psock_probe(void)
+{
+	int fd = socket(cfg.remote.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+			IPPROTO_PSOCK);
+
+	if (fd < 0) {
+		err("socket(PSOCK): %s (is psock.ko loaded?)", strerror(errno));
+		return -1;
+	}
+	if (psock_opts(fd)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* SIGHUP would not reload anything: say so, rather than die of it. */
+static void sighup(void)
+{
+	err("SIGHUP: configuration is read at start only; restart to apply changes");
+}
+
+/* The signals waiting: true on SIGTERM or SIGINT. */
+static bool signals(int sfd)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1)
+			flows_dump();
+		else if (si.ssi_signo == SIGHUP)
+			sighup();
+		else
+			stop = true;
+	}
+	return stop;
+}
+
 static int run(void)
 {
 	struct epoll_event ev[64];
 	struct epoll_event lev = { .events = EPOLLIN, .data.ptr = &ep_listen };
 	struct epoll_event sev = { .events = EPOLLIN, .data.ptr = &ep_signal };
-	struct signalfd_siginfo si;
 	struct flow *f;
 	bool stop = false;
 	sigset_t mask;
-	int sfd, n, i;
+	int sfd, n, i, rc = 0;
 	char s[64];
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -808,6 +959,9 @@ static int run(void)
 		err("signalfd/epoll: %s", strerror(errno));
 		return 1;
 	}
+	if (cfg.role == INGRESS && psock_probe() < 0)
+		return 1;
+	fd_limit();
 	lfd = listen_on();
 	if (lfd < 0)
 		return 1;
@@ -825,23 +979,18 @@ static int run(void)
 		n = epoll_wait(epfd, ev, 64, 1000);
 		if (n < 0 && errno != EINTR) {
 			err("epoll_wait: %s", strerror(errno));
+			rc = 1;
 			break;
 		}
 		for (i = 0; i < n; i++) {
 			struct ep *e = ev[i].data.ptr;
 
-			if (e->kind == E_LISTEN) {
+			if (e->kind == E_LISTEN)
 				accept_one();
-			} else if (e->kind == E_SIDE) {
+			else if (e->kind == E_SIDE)
 				flow_event(e->f, e->side, ev[i].events);
-			} else {
-				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-					if (si.ssi_signo == SIGUSR1)
-						flows_dump();
-					else
-						stop = true;
-				}
-			}
+			else
+				stop |= signals(sfd);
 		}
 		flows_expire();
 		flows_reap();
@@ -853,7 +1002,7 @@ static int run(void)
 	close(lfd);
 	close(sfd);
 	close(epfd);
-	return 0;
+	return rc;
 }
 
 static void usage(FILE *o)
@@ -880,18 +1029,6 @@ static void usage(FILE *o)
 		"ADDR is IPv4 or [IPv6].  SIGUSR1 logs every flow's state.\n",
 		PSOCK_STREAM_CNT_LIMIT, BUF_MIN, BUF_MAX, BUF_DEFAULT,
 		FLOWS_MAX, FLOWS_DEFAULT);
-}
-
-static long num(const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 0);
-	if (!*s || *end || errno || v < min || v > max)
-		return -1;
-	return v;
 }
 
 static int parse_allow(const char *arg)
@@ -1068,45 +1205,57 @@ bad:
 	return -1;
 }
 
+#define LINE_EOF	-1
+#define LINE_LONG	-2
+#define LINE_NUL	-3
+
+/*
+ * The next line of f in buf (CONF_LINE_MAX bytes and a NUL), without its
+ * newline, the last one with or without: its length, LINE_EOF at the end
+ * of the file or on an error, LINE_LONG for a line longer than
+ * CONF_LINE_MAX bytes, LINE_NUL for one with a NUL byte.
+ */
+static int conf_getline(FILE *f, char *buf)
+{
+	int c, len = 0;
+
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (c == '\0')
+			return LINE_NUL;
+		if (len == CONF_LINE_MAX)
+			return LINE_LONG;
+		buf[len++] = c;
+	}
+	if (c == EOF && (!len || ferror(f)))
+		return LINE_EOF;
+	buf[len] = '\0';
+	return len;
+}
+
 /* psock-gw -c FILE: the settings of the file, before the options. */
 static int load_conf(const char *file)
 {
 	unsigned int seen[NKEYS] = { 0 }, ln = 0;
-	char buf[CONF_LINE_MAX + 2];
+	char buf[CONF_LINE_MAX + 1];
 	FILE *f;
-	size_t len;
-	int ret = 0;
+	int len, ret = 0;
 
 	f = fopen(file, "re");
 	if (!f) {
 		fprintf(stderr, "psock-gw: %s: %s\n", file, strerror(errno));
 		return -1;
 	}
-	while (!ret && fgets(buf, sizeof(buf), f)) {
+	while (!ret && (len = conf_getline(f, buf)) != LINE_EOF) {
 		ln++;
-		len = strlen(buf);
-		if (len && buf[len - 1] == '\n') {
-			buf[--len] = '\0';
-		} else if (len == sizeof(buf) - 1) {
+		if (len == LINE_LONG) {
 			conf_err(file, ln, "line longer than %d bytes", CONF_LINE_MAX);
 			ret = -1;
-			break;
-		} else if (!feof(f)) {
+		} else if (len == LINE_NUL) {
 			conf_err(file, ln, "NUL byte in the line");
 			ret = -1;
-			break;
+		} else {
+			ret = conf_line(file, ln, buf, seen);
 		}
-		if (len > CONF_LINE_MAX) {
-			conf_err(file, ln, "line longer than %d bytes", CONF_LINE_MAX);
-			ret = -1;
-			break;
-		}
-		if (strlen(buf) != len) {
-			conf_err(file, ln, "NUL byte in the line");
-			ret = -1;
-			break;
-		}
-		ret = conf_line(file, ln, buf, seen);
 	}
 	if (!ret && ferror(f)) {
 		fprintf(stderr, "psock-gw: %s: %s\n", file, strerror(errno ? errno : EIO));

@@ -35,13 +35,24 @@
 # concurrent flows, intact, no descriptor left behind; (g) a pair started
 # from configuration files (-c, one value overridden by an option)
 # carries (a) alike, and bad files are refused with status 2 and
-# "FILE:LINE: reason"; (h) iperf3 both ways through the pair; (i) a
-# reset at either end reaches the other end as a reset; (j) 64 MiB each
-# way at once, cmp (SHA-256) both ways, while path 2 is cut (netem loss
-# 100% once a quarter has crossed): the PSOCK connection loses its
-# subflows of path 2 and the flow goes on over path 1; SIGTERM ends the
-# daemons with status 0.  Transparent mode needs CONFIG_NFT_TPROXY (the
-# Debian kernels have it, the debug kernel not: skipped there).
+# "psock-gw: FILE:LINE: reason" as psock-gw(8) says (IPv6 prefixes in
+# brackets, prefix lengths, decimal numbers, a NUL in the last line);
+# (h) iperf3 both ways through the pair; (i) a reset at either end
+# reaches the other end as a reset; (j) 64 MiB each way at once, cmp
+# (SHA-256) both ways, while path 2 is cut (netem loss 100% once a
+# quarter has crossed): the PSOCK connection loses its subflows of path 2
+# and the flow goes on over path 1; (k) limits: an ingress without PSOCK
+# (a seccomp filter fails its PSOCK socket) and a daemon whose
+# epoll_wait() fails exit 1; an ingress at 64 descriptors lowers
+# --max-flows to what fits, stops accepting when out of descriptors
+# without spinning, and serves every client that waited in its backlog
+# once flows end; SIGHUP is logged and changes nothing; the soft
+# RLIMIT_NOFILE goes up to what --max-flows needs; a flow without a
+# header is refused after 10 s, logged at the default verbosity; SIGTERM
+# ends the daemons with status 0.  Transparent mode needs
+# CONFIG_NFT_TPROXY (the Debian kernels have it, the debug kernel not:
+# skipped there), the seccomp filter of (k) CONFIG_SECCOMP_FILTER (the
+# debug kernel has none either).
 #
 # nginx comes from Debian's package unpacked into .cache/apps by
 # tools/testing/vm/setup.sh.
@@ -235,6 +246,23 @@ p2=$(( $(path2_bytes) - M_P2 ))
 [ $po -eq 1 ] && [ $sj -ge 1 ] && [ $fb -eq 0 ] && [ $p2 -ge $((SIZE / 8)) ]
 tap_result $? "(b) one PSOCK connection between the gateways, $sj subflow(s) joined beside the control subflow, no fallback ($fb), path 2 carried $p2 bytes (want >= $((SIZE / 8)))"
 
+# (k), started now, after (b) counted the PSOCK connections: its 10 s of
+# header timeout pass during the tests before it.  An egress at the
+# default verbosity (no -v), soft RLIMIT_NOFILE 64, --max-flows "0100"
+# (decimal: 100, not octal 64), and a PSOCK client that sends 4 bytes of
+# a header, then nothing.
+(
+	ulimit -Sn 64
+	exec ip netns exec $O "$GW" egress -l 0.0.0.0:9004 -r $SRV:8090 -m 0100 \
+		-b $BUF -n 2
+) 2> "$TMP/e4.log" &
+PIDS+=($!) PID_e4=$!
+NOHDR=
+if wait_listen $O 9004; then
+	ip netns exec $I timeout 40 python3 "$PEER" nohdr $EGW 9004 > "$TMP/nohdr.out" 2>&1 &
+	NOHDR=$!
+fi
+
 if [ $TPROXY = 1 ]; then
 	fetch "(a) transparent: curl http://$SRV:8080 diverted by TPROXY" http://$SRV:8080/file
 	grep -q "destination $SRV:8080" "$TMP/e1.log"
@@ -281,7 +309,7 @@ badconf() {		# badconf DESC WANT-STDERR CONTENT [ARGS...]
 	local desc=$1 want=$2 f=$TMP/bad.conf out rc
 	printf '%b' "$3" > "$f"
 	shift 3
-	out=$(ip netns exec $I "$GW" -c "$f" "$@" 2>&1)
+	out=$(ip netns exec $I timeout 10 "$GW" -c "$f" "$@" 2>&1)
 	rc=$?
 	[ $rc -eq 2 ] && [ "$out" = "psock-gw: $f:$want" ]
 	tap_result $? "(g) $desc: status $rc, '${out//$TMP\//}'"
@@ -295,6 +323,31 @@ badconf "missing mode" '2: no "mode" (ingress or egress) in the file or on the c
 	'listen = 10.73.0.2:8084\nremote = 10.73.1.2:9000\n'
 badconf "line too long" '4: line longer than 512 bytes' "${G_OK}# $(printf '%*s' 600 x)\n"
 badconf "bad value under good ones" '5: bad value for "buffer": "100"' "${G_OK}# c\nbuffer = 100\n"
+# Each file below ends in an error the daemon once missed or put
+# elsewhere: none of them starts it.
+G_EG='mode = egress\nlisten = [::]:8084\nremote = 10.73.3.2:8080\n'
+badconf "IPv6 prefixes [ADDR6]/LEN:PORT and [ADDR6/LEN]:PORT taken, /129 refused" \
+	'7: bad value for "allow": "[2001:db8::]/129:443"' \
+	"${G_EG}allow = [2001:db8::]/32:443\nallow = [2001:db8::/32]:443\nallow = [::ffff:10.0.0.0]/104:0\nallow = [2001:db8::]/129:443\n"
+badconf "brackets around IPv4 refused" '2: bad value for "listen": "[10.73.0.2]:8084"' \
+	'mode = ingress\nlisten = [10.73.0.2]:8084\nremote = 10.73.1.2:9000\nnokey = 1\n'
+badconf "an IPv4 prefix length over 32 refused (4294967304, not 8)" \
+	'4: bad value for "allow": "10.0.0.0/4294967304:80"' \
+	"${G_EG}allow = 10.0.0.0/4294967304:80\nnokey = 1\n"
+badconf "no prefix length on listen" '2: bad value for "listen": "[::]/64:8084"' \
+	'mode = ingress\nlisten = [::]/64:8084\nremote = 10.73.1.2:9000\n'
+badconf "numbers are decimal: 0x10000 refused" '4: bad value for "buffer": "0x10000"' \
+	"${G_OK}buffer = 0x10000\nnokey = 1\n"
+badconf "NUL byte in a last line without a newline" '4: NUL byte in the line' \
+	"${G_OK}nokey\0 = 1"
+# psock-gw(8) gives the errors as badconf() checks them.
+man=$(LC_ALL=C.UTF-8 MANWIDTH=1000 man -l "$TOP/Documentation/man/man8/psock-gw.8" 2>&1 |
+	tr -s ' \n' '  ')
+case "$man" in
+*'status 2 and '*'psock-gw: FILE:LINE: reason'*) r=0 ;;
+*) r=1; echo "# psock-gw(8): $(echo "$man" | grep -o 'status 2 and[^.]*')" ;;
+esac
+tap_result $r "(g) psock-gw(8) says \"psock-gw: FILE:LINE: reason\", as the daemon prints"
 ip netns exec $I ss -Htln "sport = :8084" | grep -q . && r=1 || r=0
 tap_result $r "(g) no partial start: nothing listens on the bad files' :8084"
 
@@ -509,10 +562,100 @@ lo=$(( $(lost) - M_LOST ))
 [ $lo -ge 1 ]
 tap_result $? "(j) path 2 cut: the gateways lost $lo subflow(s) of it (want >= 1), the flow went on over path 1"
 
+# ---- (k) limits, SIGHUP, the header timeout ----
+
+# No PSOCK: a seccomp filter fails socket(..., IPPROTO_PSOCK) with
+# EPROTONOSUPPORT as on a host without psock.ko (the VM has it loaded).
+# psock_gw_peer.py deny exits 4 where it cannot set a filter (the debug
+# kernel has no seccomp).
+deny_result() {		# deny_result STATUS DESC: a test under deny
+	if [ "$rc" = 4 ]; then
+		tap_result 0 "$2 # SKIP no seccomp filter (CONFIG_SECCOMP_FILTER): $out"
+	else
+		tap_result "$1" "$2"
+	fi
+}
+out=$(ip netns exec $I timeout 5 python3 "$PEER" deny psock \
+	"$GW" ingress -l 10.73.0.2:8096 -r $EGW:9001 2>&1)
+rc=$?
+[ $rc -eq 1 ] && [ "$out" = "psock-gw ingress: socket(PSOCK): Protocol not supported (is psock.ko loaded?)" ]
+deny_result $? "(k) an ingress without PSOCK exits 1 before it listens: status $rc, '${out//$'\n'/; }'"
+out=$(ip netns exec $O timeout 5 python3 "$PEER" deny epoll_wait \
+	"$GW" egress -l 0.0.0.0:9005 -r $SRV:8090 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "epoll_wait: Bad file descriptor"
+deny_result $? "(k) a failed epoll_wait() ends the daemon with status 1: status $rc"
+
+# Out of descriptors: an ingress with RLIMIT_NOFILE 64 (soft and hard)
+# and --max-flows 1000 lowers it to 24 ((64 - 16) / 2); started with 25
+# descriptors open (psock_gw_peer.py fds), it has 36 left for 18 flows of
+# 2 after its epoll, signalfd and listener, so the 19th client finds it
+# out of descriptors.  30 clients hold their flows open until $TMP/ik/
+# release: the daemon must neither spin on its listener (CPU time) nor
+# reset the clients it cannot take yet; they wait in the backlog, and
+# all 30 are served once the first ones end.  A SIGHUP meanwhile is
+# logged and changes nothing.  Its log is capped at 1 MiB (ulimit -f):
+# an ingress that spins on its listener logs without end.
+mkdir -p "$TMP/ik"
+(
+	ulimit -n 64 && ulimit -f 1024 && ulimit -c 0
+	exec ip netns exec $I python3 "$PEER" fds 25 "$GW" ingress \
+		-l 10.73.0.2:8095 -r $EGW:9001 -m 1000 -b $BUF -n 2
+) 2> "$TMP/ik.log" &
+PIDS+=($!) PID_ik=$!
+wait_listen $I 8095
+ip netns exec $C timeout 120 python3 "$PEER" hold 10.73.0.2 8095 30 "$TMP/ik" \
+	> "$TMP/hold.out" 2>&1 &
+HOLD=$!
+for i in $(seq 150); do
+	grep -q "not accepting" "$TMP/ik.log" && break
+	sleep 0.1
+done
+sleep 1
+grep "RLIMIT_NOFILE" "$TMP/ik.log" | grep -q "at most 24 flows, not 1000"
+tap_result $? "(k) RLIMIT_NOFILE 64: --max-flows 1000 lowered to 24, logged"
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+cpu() { awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null || echo 0; }
+t0=$(cpu $PID_ik)
+sleep 2
+t1=$(cpu $PID_ik)
+held=$(cat "$TMP/ik/held" 2>/dev/null)
+n=$(grep -c "accept: Too many open files with [0-9]* flows open: not accepting until one ends (logged once)" "$TMP/ik.log")
+[ $((t1 - t0)) -lt $((hz / 2)) ] && [ "$n" = 1 ]
+tap_result $? "(k) out of descriptors with ${held:-?} flows: the ingress stops accepting (logged $n time(s), want 1), $((t1 - t0)) ticks of CPU in 2 s (want < $((hz / 2)))"
+kill -HUP $PID_ik
+sleep 0.5
+kill -0 $PID_ik 2>/dev/null &&
+	grep -q "SIGHUP: configuration is read at start only; restart to apply changes" "$TMP/ik.log"
+tap_result $? "(k) SIGHUP with ${held:-?} flows open: the ingress lives on and logs that the configuration is read at start only"
+: > "$TMP/ik/release"
+wait $HOLD
+rc=$?
+out=$(cat "$TMP/hold.out")
+[ $rc -eq 0 ] && [ "${held:-0}" -ge 1 ] && [ "$held" -lt 30 ]
+r=$?
+[ $r -eq 0 ] || { sed 's/^/# /' "$TMP/hold.out" | tail -n 5; grep -v "not accepting" "$TMP/ik.log" | tail -n 5 | sed 's/^/# ik: /'; }
+tap_result $r "(k) the clients beyond the descriptors waited in the backlog, none reset, all served after the SIGHUP: ${out##*$'\n'}"
+
+# The egress started before (a): its soft limit, its --max-flows, its
+# header timeout.
+lim=$(awk '/^Max open files/ { print $4 }' /proc/$PID_e4/limits 2>/dev/null)
+[ "$lim" = $((2 * 100 + 16)) ] && grep -q "at most 100 flows$" "$TMP/e4.log"
+tap_result $? "(k) -m 0100 is 100 flows (decimal), the soft RLIMIT_NOFILE 64 raised to ${lim:-?} (want $((2 * 100 + 16)))"
+if [ -n "$NOHDR" ]; then
+	wait $NOHDR
+	rc=$?
+else
+	rc=1
+fi
+out=$(cat "$TMP/nohdr.out" 2>/dev/null)
+[ $rc -eq 0 ] && grep -q "no header in time (10 s), refused" "$TMP/e4.log"
+tap_result $? "(k) no header in 10 s: refused, logged at the default verbosity (${out##*$'\n'})"
+
 # ---- SIGTERM ----
 
 rc=0
-for name in i1 i2 i3 e1 e2 e3 ci ce $([ $TPROXY = 1 ] && echo it); do
+for name in i1 i2 i3 e1 e2 e3 ci ce e4 ik $([ $TPROXY = 1 ] && echo it); do
 	eval "p=\$PID_$name"
 	kill -TERM "$p"
 	wait "$p"

@@ -14,6 +14,10 @@
 #   psock_gw_peer.py rsts ADDR PORT
 #   psock_gw_peer.py rstc ADDR PORT DIR
 #   psock_gw_peer.py hdr ADDR PORT TYPE DST DPORT [MAGIC]   (PSOCK client)
+#   psock_gw_peer.py hold ADDR PORT FLOWS DIR
+#   psock_gw_peer.py nohdr ADDR PORT                         (PSOCK client)
+#   psock_gw_peer.py deny psock|epoll_wait CMD...
+#   psock_gw_peer.py fds N CMD...
 #
 # Server modes: SINK reads nothing until DIR/go exists, then reads to the
 # end and writes "BYTES SHA256" to DIR/sink; HALF reads to the end, then
@@ -25,6 +29,13 @@
 # {1, 0}); RSTC answers one byte, then writes to DIR/rstc how its read
 # ended ("reset", "eof" or "data").  Any connection counts in
 # DIR/accepts.PORT.
+#
+# deny runs CMD with a seccomp filter (x86_64) that fails a system call:
+# psock, socket(..., IPPROTO_PSOCK) with EPROTONOSUPPORT, as on a host
+# without psock.ko; epoll_wait, epoll_wait() and epoll_pwait() with EBADF.
+# fds runs CMD with exactly N descriptors open: 0, 1, 2 and N - 3 of
+# /dev/null (any other one it inherited is closed on exec).
+import ctypes
 import hashlib
 import os
 import select
@@ -321,6 +332,125 @@ def hdr(addr, port, typ, dst, dport, magic=0x50534757):
     return 0
 
 
+def recv_n(s, n):
+    got = b""
+    while len(got) < n:
+        r = s.recv(n - len(got))
+        if not r:
+            break
+        got += r
+    return got
+
+
+def hold(addr, port, flows, d):
+    """FLOWS echo flows at once.  Each sends 1 KiB and reads it back, then
+    waits for DIR/release, sends 1 KiB more and its FIN and reads to the
+    end.  DIR/held counts the flows echoed before the release: those the
+    gateway took at once; the others wait in its listen backlog."""
+    res = [False] * flows
+    held = [0]
+    lock = threading.Lock()
+    release = os.path.join(d, "release")
+
+    def one(i):
+        try:
+            s = socket.create_connection((addr, port), timeout=60)
+            a, b = pattern(1024, 100 + i), pattern(1024, 200 + i)
+            s.sendall(b"ECHO0000" + a)
+            got = recv_n(s, len(a))
+            with lock:
+                if not os.path.exists(release):
+                    held[0] += 1
+                    with open(os.path.join(d, "held.new"), "w") as f:
+                        f.write("%d\n" % held[0])
+                    os.rename(os.path.join(d, "held.new"),
+                              os.path.join(d, "held"))
+            wait_for(release)
+            s.sendall(b)
+            s.shutdown(socket.SHUT_WR)
+            got += recv_n(s, len(b) + 1)
+            res[i] = got == a + b
+            s.close()
+        except OSError as e:
+            print("flow %d: %s" % (i, e))
+
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(flows)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    print("hold: %d of %d flows intact, %d echoed before the release" %
+          (sum(res), flows, held[0]))
+    return 0 if all(res) else 1
+
+
+def nohdr(addr, port):
+    """A PSOCK client that sends 4 bytes of a header, then nothing: the
+    egress must close it after its header timeout."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM, IPPROTO_PSOCK)
+    s.settimeout(30)
+    s.connect((addr, port))
+    s.sendall(struct.pack("!I", 0x50534757))
+    t = time.time()
+    try:
+        how = "data" if s.recv(1) else "end of stream"
+    except ConnectionResetError:
+        how = "reset"
+    except OSError as e:
+        how = str(e)
+    print("nohdr: %s after %.1f s" % (how, time.time() - t))
+    return 0 if how in ("reset", "end of stream") else 1
+
+
+# seccomp: struct sock_filter (code, jt, jf, k), BPF_LD|BPF_W|BPF_ABS,
+# BPF_JMP|BPF_JEQ|BPF_K, BPF_RET|BPF_K over struct seccomp_data (nr at
+# 0, arch at 4, args[] from 16).
+LD, JEQ, RET = 0x20, 0x15, 0x06
+ARCH_X86_64 = 0xc000003e
+RET_ALLOW, RET_ERRNO = 0x7fff0000, 0x00050000
+DENY = {
+    # socket(2) (41) whose protocol (args[2], low half) is IPPROTO_PSOCK
+    "psock": [(LD, 0, 0, 4), (JEQ, 0, 5, ARCH_X86_64), (LD, 0, 0, 0),
+              (JEQ, 0, 3, 41), (LD, 0, 0, 32), (JEQ, 0, 1, IPPROTO_PSOCK),
+              (RET, 0, 0, RET_ERRNO | 93), (RET, 0, 0, RET_ALLOW)],
+    # epoll_wait (232), epoll_pwait (281), epoll_pwait2 (441)
+    "epoll_wait": [(LD, 0, 0, 4), (JEQ, 0, 5, ARCH_X86_64), (LD, 0, 0, 0),
+                   (JEQ, 2, 0, 232), (JEQ, 1, 0, 281), (JEQ, 0, 1, 441),
+                   (RET, 0, 0, RET_ERRNO | 9), (RET, 0, 0, RET_ALLOW)],
+}
+
+
+def deny(what, cmd):
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    if os.uname().machine != "x86_64":
+        print("deny: x86_64 only")
+        return 4
+    prog = DENY[what]
+    code = ctypes.create_string_buffer(
+        b"".join(struct.pack("HBBI", *i) for i in prog))
+    fp = Fprog(len(prog), ctypes.addressof(code))
+    libc = ctypes.CDLL(None, use_errno=True)
+    # PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP SECCOMP_MODE_FILTER
+    if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, ctypes.byref(fp), 0, 0):
+        print("deny: prctl: %s" % os.strerror(ctypes.get_errno()))
+        return 4
+    os.execvp(cmd[0], cmd)
+
+
+def fds(n, cmd):
+    for f in os.listdir("/proc/self/fd"):
+        try:
+            if int(f) > 2:
+                os.set_inheritable(int(f), False)
+        except OSError:
+            pass		# listdir()'s own, closed
+    for _ in range(n - 3):
+        os.set_inheritable(os.open("/dev/null", os.O_RDONLY), True)
+    os.execvp(cmd[0], cmd)
+
+
 def main(a):
     if a[0] == "server":
         server(a[1], [int(p) for p in a[2:]])
@@ -341,6 +471,14 @@ def main(a):
     elif a[0] == "hdr":
         return hdr(a[1], int(a[2]), int(a[3]), a[4], int(a[5]),
                    int(a[6], 0) if len(a) > 6 else 0x50534757)
+    elif a[0] == "hold":
+        return hold(a[1], int(a[2]), int(a[3]), a[4])
+    elif a[0] == "nohdr":
+        return nohdr(a[1], int(a[2]))
+    elif a[0] == "deny":
+        return deny(a[1], a[2:])
+    elif a[0] == "fds":
+        return fds(int(a[1]), a[2:])
     return 0
 
 
