@@ -1029,7 +1029,7 @@ int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 		spin_lock_bh(&c->lock);
 		hicn_cons_abort(hs);
 		spin_unlock_bh(&c->lock);
-		c->connected = false;
+		WRITE_ONCE(c->connected, false);
 		c->named = hs->bound;
 		if (hs->bound)
 			hicn_cons_set_target(hs, &hs->name);
@@ -1051,7 +1051,7 @@ int hicn_cons_connect(struct socket *sock, struct sockaddr_unsized *uaddr,
 	}
 	hicn_cons_set_target(hs, &name);
 	c->named = true;
-	c->connected = true;
+	WRITE_ONCE(c->connected, true);
 	c->after_known = false;
 	sock->state = SS_CONNECTED;
 	hicn_cons_start(hs);
@@ -1062,6 +1062,41 @@ out:
 	return err;
 }
 
+/*
+ * Datagram mode, for a read that cannot wait: may it go ahead?  Yes when
+ * the part of the object a read of @len bytes takes is all in (each of its
+ * segments READY or LOST), so that it is delivered whole, or when nothing
+ * is being fetched yet (the read reports what there is); yes too when the
+ * fetch cannot get further without the reader (no segment pending: the
+ * window or SO_RCVBUF holds the rest back), where only a read can make
+ * progress.  No while segments of that part are on their way.  Before, a
+ * read that found the first segments in copied them, could not wait for
+ * the rest and threw the fetch away, and the next one started it again:
+ * without a cache to help, never done.  c->lock held.
+ */
+static bool hicn_cons_dgram_ready(const struct hicn_cons *c, size_t len)
+{
+	u32 end = c->nsegs, s, lim = c->base + c->ring_size;
+	bool missing, pending = false;
+
+	lockdep_assert_held(&c->lock);
+	if (c->state != HICN_F_DATA || c->base >= c->nsegs)
+		return true;
+	if (c->nsegs > 1 && len < c->obj_len)
+		end = min_t(u64, end, max_t(u64, DIV_ROUND_UP(len, c->seg_size),
+					    1));
+	missing = c->next_req < end;
+	for (s = c->base; s < c->next_req && s < lim; s++) {
+		u8 st = c->ring[s % c->ring_size].state;
+
+		if (st == HICN_SLOT_PENDING)
+			pending = true;
+		if (s < end && st != HICN_SLOT_READY && st != HICN_SLOT_LOST)
+			missing = true;
+	}
+	return !missing || !pending;
+}
+
 static bool hicn_cons_readable(struct hicn_cons *c)
 {
 	struct hicn_slot *slot;
@@ -1070,6 +1105,9 @@ static bool hicn_cons_readable(struct hicn_cons *c)
 		return true;
 	if (c->state != HICN_F_DATA)
 		return false;
+	/* Datagram mode: a whole object, or a fetch that waits for a read. */
+	if (!READ_ONCE(c->connected))
+		return hicn_cons_dgram_ready(c, SIZE_MAX);
 	if (c->base >= c->nsegs)
 		return true;
 	slot = &c->ring[c->base % c->ring_size];
@@ -1337,6 +1375,22 @@ static int hicn_cons_step(struct hicn_sock *hs, struct msghdr *msg,
 }
 
 /*
+ * Datagram mode, a read that cannot wait (lock_sock held): 0 when it may
+ * go ahead (hicn_cons_dgram_ready()), else -EAGAIN, the fetch going on.
+ */
+static int hicn_cons_dgram_nowait(struct hicn_sock *hs, size_t len)
+{
+	struct hicn_cons *c = &hs->cons;
+	bool ready;
+
+	hicn_cons_pump(hs);
+	spin_lock_bh(&c->lock);
+	ready = hicn_cons_dgram_ready(c, len);
+	spin_unlock_bh(&c->lock);
+	return ready ? 0 : -EAGAIN;
+}
+
+/*
  * Datagram mode (lock_sock held): one whole object, or its first @len
  * bytes and MSG_TRUNC; on a failure nothing, and the next call fetches
  * the object again.
@@ -1357,6 +1411,11 @@ static int hicn_cons_recv_dgram(struct hicn_sock *hs, struct msghdr *msg,
 		err = hicn_cons_stop(hs, fetch, false);
 		if (err)
 			break;
+		if (!copied && !*timeo) {
+			err = hicn_cons_dgram_nowait(hs, msg_data_left(msg));
+			if (err)
+				break;
+		}
 		n = hicn_cons_step(hs, msg, &full, &complete, &gen);
 		if (n < 0) {
 			err = n;
@@ -1393,9 +1452,10 @@ static int hicn_cons_recv_dgram(struct hicn_sock *hs, struct msghdr *msg,
 		hicn_cons_abort(hs);
 		spin_unlock_bh(&c->lock);
 	}
+	/* Bytes delivered: what was copied, not what MSG_TRUNC reports. */
+	hicn_count(&hs->info.hi_bytes, min_t(u64, copied, obj_len));
 	if (flags & MSG_TRUNC)
 		copied = obj_len;
-	hicn_count(&hs->info.hi_bytes, min_t(u64, copied, obj_len));
 	return copied;
 }
 

@@ -499,9 +499,11 @@ static u32 hicn_udp_data_lifetime(const struct hicn_data *d)
 
 /*
  * Data of a name that is not ours leaves as it came: its AH and
- * signature, payload and flags untouched, under its own suffix.  The
- * signature stays valid: it covers none of the fields a hop writes
- * (locator, hop limit, path label, lifetime, checksum; hicn-wire.rst).
+ * signature, payload, flags and lifetime untouched, under its own
+ * suffix.  The signature stays valid: it covers none of the fields a hop
+ * writes (locator, hop limit, path label, checksum; hicn-wire.rst), and
+ * the lifetime, which the compact format's covers, is the one it came
+ * with.
  */
 static void hicn_udp_face_data_raw(struct hicn_udp_face *uf,
 				   const struct hicn_data *d)
@@ -514,7 +516,7 @@ static void hicn_udp_face_data_raw(struct hicn_udp_face *uf,
 		goto drop;
 	hicn_udp_pkt_init(uf, &p, &d->ikey.name, d->ikey.seg);
 	hicn_udp_wire_addr(&uf->remote, &p.locator);
-	p.lifetime = hicn_udp_data_lifetime(d);
+	p.lifetime = d->raw_lifetime;
 	p.flags = d->raw_flags;
 	p.ah_len = d->raw_ah_len;
 	p.payload_len = d->len - d->raw_ah_len;
@@ -821,6 +823,7 @@ static void hicn_udp_rx_raw_data(struct hicn_udp_face *uf,
 	d.obj = obj;
 	d.raw_ah_len = p->ah_len;
 	d.raw_flags = p->flags;
+	d.raw_lifetime = p->lifetime;
 	if (p->lifetime < HICN_WIRE_LIFETIME_MAX)
 		d.expires = jiffies + msecs_to_jiffies(p->lifetime) ?: 1;
 	hicn_fwd_data(uf->face, &d);

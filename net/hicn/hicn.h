@@ -185,6 +185,9 @@ struct hicn_obj {
  *	bytes at the start of the payload are the AH and signature it came
  *	with, passed on untouched
  * @raw_flags: such data's wire flags (HICN_WIRE_F_*), passed on
+ * @raw_lifetime: such data's lifetime as it came (ms), passed on
+ *	untouched, as a stock forwarder does: the compact format's
+ *	signature and manifest digests cover it
  */
 struct hicn_data {
 	struct hicn_key		key;
@@ -199,6 +202,7 @@ struct hicn_data {
 	u32			asked_ver;
 	u16			raw_ah_len;
 	u8			raw_flags;
+	u32			raw_lifetime;
 };
 
 struct hicn_face;

@@ -938,8 +938,9 @@ static int hicn_prod_msg_check(struct sock *sk, const struct msghdr *msg,
 {
 	int err;
 
+	/* MSG_BATCH: sendmmsg()'s, on each message but the last. */
 	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR |
-			       MSG_CMSG_COMPAT))
+			       MSG_CMSG_COMPAT | MSG_BATCH))
 		return -EOPNOTSUPP;
 	if (!msg->msg_name || !msg->msg_namelen)
 		return -EDESTADDRREQ;
@@ -1051,7 +1052,8 @@ static int hicn_prod_send(struct hicn_sock *hs, struct msghdr *msg,
 		goto out_uncharge;
 	}
 	obj->name = *name;
-	if (hs->prod.expiry_ms)
+	/* 0 and any value from 2^31 on: kept until the socket closes. */
+	if (hs->prod.expiry_ms && hs->prod.expiry_ms < BIT(31))
 		obj->expires = (jiffies + msecs_to_jiffies(hs->prod.expiry_ms))
 			       ?: 1;
 	obj->charge = charge;

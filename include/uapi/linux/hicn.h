@@ -109,8 +109,8 @@ struct sockaddr_hicn {
  *			objects published after it is set.
  *   HICN_CONTENT_EXPIRY __u32 milliseconds a published version is kept and
  *			may be cached, default 60000; 0 keeps it until the
- *			socket closes, and so does in practice any value from
- *			2^31 (24.8 days) on.  Applies to later publications.
+ *			socket closes, and so does any value from 2^31
+ *			(24.8 days) on.  Applies to later publications.
  *
  * Consumer (SOCK_CONS):
  *   HICN_INTEREST_LIFETIME __u32 milliseconds an interest waits for its

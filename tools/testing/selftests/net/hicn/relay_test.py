@@ -242,6 +242,14 @@ def with_lifetime(pkt, ms):
     return pkt[:58] + ms.to_bytes(2, "big") + pkt[60:]
 
 
+def data_with_lifetime(pkt, ms):
+    """TCP-shaped data with a lifetime of @ms (< 65536: scale 0)."""
+    b = bytearray(pkt)
+    b[52] &= 0xf0
+    b[58:60] = ms.to_bytes(2, "big")
+    return bytes(b)
+
+
 def with_suffix(pkt, suffix):
     return pkt[:44] + suffix.to_bytes(4, "big") + pkt[48:]
 
@@ -334,6 +342,9 @@ def stock_names(r, p):
           not fwd[0][53] & 0x40,
           f"a stock ping interest (suffix 0) leaves R with its name and "
           f"suffix ({[f[24:48].hex() for f in fwd]})")
+    # With a finite lifetime, which it keeps: a stock forwarder passes
+    # data on as it came, and the compact format's signature covers it.
+    ping_d = data_with_lifetime(ping_d, 10000)
     if fwd:
         stock.sendto(ping_d, ("10.78.2.2", 9695))
     back = recv_all(s1, 1.5)
@@ -342,6 +353,7 @@ def stock_names(r, p):
           back[0][60:] == ping_d[60:],
           f"its stock data comes back to C1 as it came "
           f"({[b.hex() for b in back]})")
+
     # C2 asks the same: R's cache answers.
     s2.sendto(with_lifetime(ping_i, 2000), ("10.78.3.2", 9695))
     back = recv_all(s2, 1.5)
@@ -355,6 +367,13 @@ def stock_names(r, p):
           f"C2's identical interest is answered from R's cache, which "
           f"shows it as version 0, segment = suffix (data {len(back)}, "
           f"at P {len(fwd)}, hits {hits}, cs-entry-get {e})")
+    # 1.5 s later, the cached copy leaves with the lifetime it came with,
+    # as a stock cache sends it (before: what was left of it, ~8500 ms).
+    b0 = back[0] if back else b""
+    u.tap(len(b0) >= 60 and b0[52] & 0xf == 0 and b0[58:60] == ping_d[58:60],
+          f"with the lifetime the data came with, 10000 ms "
+          f"(scale {b0[52] & 0xf if b0 else None}, "
+          f"{int.from_bytes(b0[58:60], 'big') if b0 else None})")
 
     # A signed interest manifest for suffixes 0, 1, 2: three interests;
     # the RSA-signed data goes back with its AH untouched.

@@ -243,6 +243,13 @@ TEST_F(trunc, msg_trunc_flag_returns_real_length)
 		TH_LOG("recvmsg: %s", strerror(errno));
 	EXPECT_TRUE(m.msg_flags & MSG_TRUNC);
 	EXPECT_EQ(0, memcmp(buf, self->src, sizeof(buf)));
+	/* hi_bytes: the bytes delivered, not the length returned. */
+	{
+		struct hicn_info hi;
+
+		ASSERT_EQ(0, ht_info(c, &hi));
+		EXPECT_EQ(sizeof(buf), hi.hi_bytes);
+	}
 	close(c);
 
 	/* recv() too. */
